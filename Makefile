@@ -1,0 +1,48 @@
+# ppkit: one entry point.  See README.md.
+#   make            build the kernel modules against KDIR
+#   make run        boot the lab, load the pool, run selftests and benchmark
+#   make test       deps + build + every test (what CI runs)
+#   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json
+#   make check      checkpatch --strict and sparse on our kernel code
+
+SHELL := /bin/bash
+KVER ?= $(shell scripts/lab/kver 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+KMOD := $(CURDIR)/kmod
+BUILD := $(CURDIR)/build
+
+.PHONY: all modules deps run test test-kernel bench check clean help
+
+all: modules
+
+deps:
+	scripts/deps.sh
+
+modules:
+	@test -d "$(KDIR)" || { echo "no kernel headers at KDIR='$(KDIR)': run scripts/deps.sh or pass KDIR=" >&2; exit 1; }
+	@mkdir -p $(BUILD)
+	$(MAKE) -C $(KDIR) M=$(KMOD) W=1 modules 2>&1 | tee $(BUILD)/modules.log; \
+	  rc=$${PIPESTATUS[0]}; \
+	  if grep -q 'warning:' $(BUILD)/modules.log; then echo "kernel build has warnings (see build/modules.log)" >&2; exit 1; fi; exit $$rc
+
+check: modules
+	tests/kernel/static-checks.sh
+
+test-kernel: modules
+	tests/lab/run-all.sh
+
+test: deps
+	$(MAKE) modules
+	$(MAKE) check
+	tests/lab/run-all.sh
+
+bench: modules
+	scripts/bench/pool-bench.sh
+
+run: deps
+	$(MAKE) modules
+	scripts/lab/demo.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(KMOD) clean
+	rm -rf $(BUILD)

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pp_backport: pool creation and the allocation paths. */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/gfp.h>
+#include <linux/nodemask.h>
+#include "pool.h"
+
+int ppb_params_check(const struct ppb_params *p, const char **why)
+{
+	const char *msg = NULL;
+	int err = -EINVAL;
+
+	if (p->flags & ~PPB_FLAG_ALL) {
+		msg = "unknown pool flags";
+	} else if (p->pool_size == 0 || p->pool_size > PPB_POOL_SIZE_MAX) {
+		msg = "pool_size must be 1..32768";
+		err = -ERANGE;
+	} else if (p->order > PPB_MAX_PAGE_ORDER) {
+		msg = "order above the page allocator's maximum";
+		err = -ERANGE;
+	} else if (p->nid != NUMA_NO_NODE &&
+		   (p->nid < 0 || p->nid >= MAX_NUMNODES || !node_online(p->nid))) {
+		msg = "nid is not an online NUMA node";
+	} else if ((p->flags & PPB_FLAG_DMA_SYNC_DEV) && !(p->flags & PPB_FLAG_DMA_MAP)) {
+		msg = "DMA sync for device needs DMA map";
+	} else if ((p->flags & PPB_FLAG_DMA_MAP) && !p->dev) {
+		msg = "DMA map needs a device";
+	} else if ((p->flags & PPB_FLAG_DMA_MAP) && p->dma_dir != DMA_FROM_DEVICE &&
+		   p->dma_dir != DMA_BIDIRECTIONAL) {
+		msg = "DMA direction must be from-device or bidirectional";
+	} else if ((p->flags & PPB_FLAG_DMA_SYNC_DEV) && !p->max_len) {
+		msg = "DMA sync for device needs max_len";
+	} else if ((u64)p->offset + p->max_len > (PAGE_SIZE << p->order)) {
+		msg = "offset + max_len exceed the page";
+		err = -ERANGE;
+	} else {
+		err = 0;
+	}
+	if (why)
+		*why = msg;
+	return err;
+}
+EXPORT_SYMBOL_GPL(ppb_params_check);
+
+struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
+{
+	struct ppb_pool *pool;
+	const char *why;
+	int err;
+
+	err = ppb_params_check(params, &why);
+	if (err) {
+		pr_err("ppkit: %s: pool rejected: %s\n",
+		       params->owner ?: "?", why);
+		return ERR_PTR(err);
+	}
+
+	pool = kzalloc_node(sizeof(*pool), GFP_KERNEL,
+			    params->nid == NUMA_NO_NODE ? NUMA_NO_NODE : params->nid);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	pool->p = *params;
+	pool->p.owner = NULL;
+	strscpy(pool->owner, params->owner ?: "unknown", sizeof(pool->owner));
+	pool->nid = params->nid;
+	pool->page_bytes = PAGE_SIZE << params->order;
+
+	err = -ENOMEM;
+	pool->stats = alloc_percpu(struct ppb_pcpu_stats);
+	if (!pool->stats)
+		goto err_free;
+	if (ptr_ring_init(&pool->ring, params->pool_size, GFP_KERNEL))
+		goto err_stats;
+	/* Lent pages are tracked in a FIFO as large as the ring, rounded up. */
+	pool->lent_mask = roundup_pow_of_two(params->pool_size) - 1;
+	pool->lent = kvcalloc(pool->lent_mask + 1, sizeof(*pool->lent), GFP_KERNEL);
+	if (!pool->lent)
+		goto err_ring;
+	atomic64_set(&pool->release_cnt, 0);
+	pool->created = ktime_get_real();
+	if (pool->p.dev)
+		get_device(pool->p.dev);
+
+	err = ppb_registry_add(pool);
+	if (err)
+		goto err_dev;
+	return pool;
+
+err_dev:
+	if (pool->p.dev)
+		put_device(pool->p.dev);
+	kvfree(pool->lent);
+err_ring:
+	ptr_ring_cleanup(&pool->ring, NULL);
+err_stats:
+	free_percpu(pool->stats);
+err_free:
+	kfree(pool);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_GPL(ppb_pool_create);
+
+u32 ppb_pool_id(const struct ppb_pool *pool)
+{
+	return pool->id;
+}
+EXPORT_SYMBOL_GPL(ppb_pool_id);
+
+static void ppb_sync_for_device(struct ppb_pool *pool, struct page *page,
+				unsigned int len)
+{
+	len = min(len, pool->p.max_len);
+	dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
+					 pool->p.offset, len, pool->p.dma_dir);
+	ppb_stat_inc(pool, PPB_STAT_SYNC_FOR_DEVICE);
+	ppb_stat_add(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES, len);
+}
+
+/* Recycled pages: the device may only have written what the driver says. */
+void ppb_sync_recycled(struct ppb_pool *pool, struct page *page, unsigned int len)
+{
+	if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV)
+		ppb_sync_for_device(pool, page, len);
+}
+
+static bool ppb_page_set_dma(struct page *page, dma_addr_t dma)
+{
+	if (sizeof(dma_addr_t) > sizeof(unsigned long)) {
+		if (dma >> PAGE_SHIFT > ULONG_MAX || offset_in_page(dma))
+			return false;
+		set_page_private(page, dma >> PAGE_SHIFT);
+	} else {
+		set_page_private(page, dma);
+	}
+	return true;
+}
+
+/*
+ * A fresh page enters the pool: mapped once, here, for all of its lives in
+ * the pool, and biased so that the stack's references can be told apart.
+ */
+static bool ppb_page_enter(struct ppb_pool *pool, struct page *page)
+{
+	if (pool->p.flags & PPB_FLAG_DMA_MAP) {
+		dma_addr_t dma = dma_map_page_attrs(pool->p.dev, page, 0, pool->page_bytes,
+						    pool->p.dma_dir,
+						    DMA_ATTR_SKIP_CPU_SYNC |
+						    DMA_ATTR_WEAK_ORDERING);
+
+		if (dma_mapping_error(pool->p.dev, dma))
+			return false;
+		if (!ppb_page_set_dma(page, dma)) {
+			dma_unmap_page_attrs(pool->p.dev, dma, pool->page_bytes,
+					     pool->p.dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
+			return false;
+		}
+		/* A fresh page may hold anything the device must not see stale. */
+		if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV)
+			ppb_sync_for_device(pool, page, pool->p.max_len);
+	}
+	page_ref_add(page, PPB_BIAS - 1);
+	ppb_page_set_origin(page, PPB_STAT_PAGES_FROM_ALLOC);
+	pool->hold_cnt++;
+	ppb_stat_inc(pool, PPB_STAT_PAGES_ALLOCATED);
+	return true;
+}
+
+bool ppb_cache_push(struct ppb_pool *pool, struct page *page, enum ppb_stat origin)
+{
+	if (unlikely(pool->cache.count == PPB_CACHE_SIZE))
+		return false;
+	ppb_page_set_origin(page, origin);
+	pool->cache.pages[pool->cache.count++] = page;
+	return true;
+}
+
+/* Move up to a refill batch from the ring into the cache. */
+static void ppb_refill_from_ring(struct ppb_pool *pool)
+{
+	struct ptr_ring *r = &pool->ring;
+	int nid = ppb_pool_nid(pool);
+	struct page *page;
+	unsigned int taken = 0;
+
+	if (__ptr_ring_empty(r)) {
+		ppb_stat_inc(pool, PPB_STAT_ALLOC_EMPTY);
+		return;
+	}
+	spin_lock_bh(&r->consumer_lock);
+	while (pool->cache.count < PPB_REFILL_BATCH) {
+		page = __ptr_ring_consume(r);
+		if (!page)
+			break;
+		taken++;
+		/*
+		 * The pool moved (ppb_update_nid) since this page was recycled:
+		 * the consumer now runs on another node, where it would be slow.
+		 */
+		if (unlikely(page_to_nid(page) != nid)) {
+			ppb_stat_inc(pool, PPB_STAT_ALLOC_WAIVE);
+			spin_unlock_bh(&r->consumer_lock);
+			ppb_release_page(pool, page);
+			spin_lock_bh(&r->consumer_lock);
+			continue;
+		}
+		ppb_cache_push(pool, page, PPB_STAT_PAGES_FROM_RING);
+	}
+	spin_unlock_bh(&r->consumer_lock);
+	ppb_stat_add(pool, PPB_STAT_RING_CONSUMED, taken);
+}
+
+static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
+{
+	int nid = ppb_pool_nid(pool);
+	struct page *pages[PPB_REFILL_BATCH];
+	unsigned long n, i;
+
+	if (pool->p.order) {
+		struct page *page = alloc_pages_node(nid, gfp | __GFP_COMP, pool->p.order);
+
+		if (!page)
+			return;
+		if (!ppb_page_enter(pool, page)) {
+			put_page(page);
+			return;
+		}
+		ppb_cache_push(pool, page, PPB_STAT_PAGES_FROM_ALLOC);
+		return;
+	}
+
+	memset(pages, 0, sizeof(pages));
+	n = alloc_pages_bulk_array_node(gfp, nid, PPB_REFILL_BATCH, pages);
+	for (i = 0; i < n; i++) {
+		if (ppb_page_enter(pool, pages[i]))
+			ppb_cache_push(pool, pages[i], PPB_STAT_PAGES_FROM_ALLOC);
+		else
+			put_page(pages[i]);
+	}
+}
+
+static struct page *ppb_cache_pop(struct ppb_pool *pool)
+{
+	struct page *page = pool->cache.pages[--pool->cache.count];
+
+	ppb_stat_inc(pool, (enum ppb_stat)page->index);
+	return page;
+}
+
+static noinline struct page *ppb_alloc_slow(struct ppb_pool *pool, gfp_t gfp)
+{
+	/* Recycled stock first: pages the stack has let go, then the ring. */
+	ppb_reclaim(pool, PPB_REFILL_BATCH, false);
+	if (pool->cache.count < PPB_REFILL_BATCH)
+		ppb_refill_from_ring(pool);
+	if (pool->cache.count) {
+		ppb_stat_inc(pool, PPB_STAT_ALLOC_REFILL);
+		return ppb_cache_pop(pool);
+	}
+
+	ppb_refill_from_allocator(pool, gfp);
+	if (!pool->cache.count)
+		return NULL;
+	ppb_stat_inc(pool, pool->p.order ? PPB_STAT_ALLOC_SLOW_HIGH_ORDER :
+		     PPB_STAT_ALLOC_SLOW);
+	return ppb_cache_pop(pool);
+}
+
+struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp)
+{
+	/* Hot pages first: the cache is a stack, the last page in is still in cache. */
+	if (likely(pool->cache.count))
+		return ppb_cache_pop(pool);
+	return ppb_alloc_slow(pool, gfp);
+}
+EXPORT_SYMBOL_GPL(ppb_alloc_pages);
+
+void ppb_update_nid(struct ppb_pool *pool, int new_nid)
+{
+	unsigned int i, kept = 0;
+	int nid;
+
+	if (READ_ONCE(pool->nid) == new_nid)
+		return;
+	WRITE_ONCE(pool->nid, new_nid);
+	nid = ppb_pool_nid(pool);
+	/* Cached pages are local to the old node: serving them would be slow now. */
+	for (i = 0; i < pool->cache.count; i++) {
+		struct page *page = pool->cache.pages[i];
+
+		if (page_to_nid(page) == nid) {
+			pool->cache.pages[kept++] = page;
+			continue;
+		}
+		ppb_stat_inc(pool, PPB_STAT_ALLOC_WAIVE);
+		ppb_release_page(pool, page);
+	}
+	pool->cache.count = kept;
+}
+EXPORT_SYMBOL_GPL(ppb_update_nid);

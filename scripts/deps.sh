@@ -1,0 +1,47 @@
+#!/bin/bash
+# Install every Debian package ppkit needs to build, test and run its lab.
+# Idempotent: packages already present are skipped, so a second run is a no-op.
+#
+#   scripts/deps.sh            install what is missing (needs root)
+#   scripts/deps.sh --check    only report what is missing, exit 1 if anything is
+set -euo pipefail
+
+# The lab boots Debian's own 6.1 kernel, and modules are built against its headers:
+# the metapackages track the newest 6.1 ABI in the archive.
+PKGS=(
+	build-essential bc bison flex kmod cpio gzip xz-utils perl python3 file
+	sparse
+	qemu-system-x86
+	busybox-static
+	linux-image-amd64
+	linux-headers-amd64
+	linux-source-6.1
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ "${1:-}" = "--check" ]; then
+	[ ${#missing[@]} -eq 0 ] && { echo "deps: all present"; exit 0; }
+	echo "deps: missing: ${missing[*]}"
+	exit 1
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing ${missing[*]}; run scripts/deps.sh as root" >&2
+	exit 1
+fi
+
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
