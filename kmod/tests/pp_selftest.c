@@ -70,7 +70,8 @@ static void st_consistent(struct ppb_pool *pool, u64 held)
 	in = s.c[PPB_STAT_PAGES_ALLOCATED];
 	accounted = s.c[PPB_STAT_PAGES_RELEASED] + s.c[PPB_STAT_PAGES_ORPHANED] +
 		    s.cache_pages + s.ring_pages + s.inflight_pages;
-	EXPECT(in == accounted, "in %llu = released %llu + orphaned %llu + cache %u + ring %u + inflight %llu",
+	EXPECT(in == accounted,
+	       "in %llu = released %llu + orphaned %llu + cache %u + ring %u + inflight %llu",
 	       in, s.c[PPB_STAT_PAGES_RELEASED], s.c[PPB_STAT_PAGES_ORPHANED],
 	       s.cache_pages, s.ring_pages, s.inflight_pages);
 	EXPECT(s.inflight_pages == held + s.lent_pages,
@@ -377,7 +378,8 @@ static void test_cache_full_to_ring(void)
 		st_in_softirq(st_cache_full_fn, f);
 		u64 over = ARRAY_SIZE(f->pages) - f->room;
 
-		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_CACHE_FULL) == over, "%llu overflowed", over);
+		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_CACHE_FULL) == over,
+		       "%llu overflowed", over);
 		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_RING) == over, "into the ring");
 		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_CACHED) == f->room, "the rest cached");
 		st_consistent(f->pool, 0);
@@ -679,7 +681,8 @@ static void test_skb_mark_frags(void)
 	}
 	skb_add_rx_frag(skb, 0, frag, 0, 1000, PAGE_SIZE);
 	ppb_skb_mark(pool, skb);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_LENT) == 1, "the frag page is lent, the kmalloc head is not");
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_LENT) == 1,
+	       "the frag page is lent, the kmalloc head is not");
 	kfree_skb(skb);
 	st_cycle_refill(pool);
 	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 1, "frag page reclaimed");

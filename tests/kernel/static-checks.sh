@@ -1,0 +1,47 @@
+#!/bin/bash
+# Static analysis of our kernel code: checkpatch --strict and sparse (C=2).
+# checkpatch comes from Debian's linux-source-6.1 (scripts/deps.sh installs it);
+# only the three files it needs are unpacked, once, into build/tools.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+KVER=${KVER:-$(scripts/lab/kver)}
+KDIR=${KDIR:-/lib/modules/$KVER/build}
+T=build/tools/checkpatch
+if [ ! -x "$T/scripts/checkpatch.pl" ]; then
+	src=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -1)
+	[ -n "$src" ] || { echo "static-checks: linux-source-6.1 missing; run scripts/deps.sh" >&2; exit 1; }
+	mkdir -p "$T"
+	tar -xf "$src" -C "$T" --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+fi
+fail=0
+
+# compat.h is the one place allowed to test kernel versions.
+mapfile -t files < <({ git ls-files 'kmod/*.c' 'kmod/*.h'
+	git ls-files --others --exclude-standard 'kmod/*.c' 'kmod/*.h'; } | grep -v '/compat\.h$')
+echo "checkpatch --strict on ${#files[@]} files"
+if ! perl "$T/scripts/checkpatch.pl" --strict --no-tree --terse --show-types -q \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${files[@]}" > build/checkpatch.log 2>&1; then
+	cat build/checkpatch.log
+	echo "checkpatch: findings above"
+	fail=1
+else
+	echo "checkpatch: clean"
+fi
+
+if ! perl "$T/scripts/checkpatch.pl" --strict --no-tree --terse --show-types -q \
+	--ignore SPDX_LICENSE_TAG,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+	-f kmod/include/ppkit/compat.h >> build/checkpatch.log 2>&1; then
+	cat build/checkpatch.log
+	fail=1
+fi
+
+echo "sparse (C=2)"
+make -s -C "$KDIR" M="$PWD/kmod" C=2 modules > build/sparse.log 2>&1 || { cat build/sparse.log; fail=1; }
+if grep -E '(warning|error):' build/sparse.log; then
+	echo "sparse: findings above"
+	fail=1
+else
+	echo "sparse: clean"
+fi
+exit $fail
