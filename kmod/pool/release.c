@@ -117,5 +117,8 @@ void ppb_pool_shutdown(struct ppb_pool *pool)
 		pr_err("ppkit: pool %u (%s) was never destroyed by its driver\n",
 		       pool->id, pool->owner);
 	WRITE_ONCE(pool->destroyed, true);
+	if (ppb_lent_count(pool))
+		pr_info("ppkit: pool %u (%s): unload: %u pages still held by the stack are orphaned\n",
+			pool->id, pool->owner, ppb_lent_count(pool));
 	ppb_pool_try_free(pool, true);
 }

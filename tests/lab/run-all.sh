@@ -33,6 +33,7 @@ selftest() {
 }
 
 scenario pool-selftest selftest
+scenario unload-with-pages-in-socket $LAB -- tests/lab/unload-inflight.sh
 scenario lab-exit-status sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
 scenario lab-catches-splat tests/lab/splat-detect.sh
 
