@@ -65,6 +65,8 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 	pool->p.owner = NULL;
 	strscpy(pool->owner, params->owner ?: "unknown", sizeof(pool->owner));
 	pool->nid = params->nid;
+	pool->put_checks = params->nid != NUMA_NO_NODE ||
+			   (params->flags & PPB_FLAG_DMA_SYNC_DEV);
 	pool->page_bytes = PAGE_SIZE << params->order;
 
 	err = -ENOMEM;
@@ -108,21 +110,17 @@ u32 ppb_pool_id(const struct ppb_pool *pool)
 }
 EXPORT_SYMBOL_GPL(ppb_pool_id);
 
-static void ppb_sync_for_device(struct ppb_pool *pool, struct page *page,
-				unsigned int len)
+/*
+ * Hand a page back to the device: only what it may have written (the driver
+ * says how much, never more than max_len), not the whole page.
+ */
+void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len)
 {
 	len = min(len, pool->p.max_len);
 	dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
 					 pool->p.offset, len, pool->p.dma_dir);
-	ppb_stat_inc(pool, PPB_STAT_SYNC_FOR_DEVICE);
-	ppb_stat_add(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES, len);
-}
-
-/* Recycled pages: the device may only have written what the driver says. */
-void ppb_sync_recycled(struct ppb_pool *pool, struct page *page, unsigned int len)
-{
-	if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV)
-		ppb_sync_for_device(pool, page, len);
+	ppb_pinc(pool, PPB_P_SYNC);
+	ppb_padd(pool, PPB_P_SYNC_BYTES, len);
 }
 
 static bool ppb_page_set_dma(struct page *page, dma_addr_t dma)
@@ -161,18 +159,8 @@ static bool ppb_page_enter(struct ppb_pool *pool, struct page *page)
 			ppb_sync_for_device(pool, page, pool->p.max_len);
 	}
 	page_ref_add(page, PPB_BIAS - 1);
-	ppb_page_set_origin(page, PPB_STAT_PAGES_FROM_ALLOC);
 	pool->hold_cnt++;
-	ppb_stat_inc(pool, PPB_STAT_PAGES_ALLOCATED);
-	return true;
-}
-
-bool ppb_cache_push(struct ppb_pool *pool, struct page *page, enum ppb_stat origin)
-{
-	if (unlikely(pool->cache.count == PPB_CACHE_SIZE))
-		return false;
-	ppb_page_set_origin(page, origin);
-	pool->cache.pages[pool->cache.count++] = page;
+	ppb_cinc(pool, PPB_C_ALLOCATED);
 	return true;
 }
 
@@ -185,11 +173,12 @@ static void ppb_refill_from_ring(struct ppb_pool *pool)
 	unsigned int taken = 0;
 
 	if (__ptr_ring_empty(r)) {
-		ppb_stat_inc(pool, PPB_STAT_ALLOC_EMPTY);
+		ppb_cinc(pool, PPB_C_EMPTY);
 		return;
 	}
-	spin_lock_bh(&r->consumer_lock);
-	while (pool->cache.count < PPB_REFILL_BATCH) {
+	/* Producers take the producer lock only: this one is ours alone. */
+	spin_lock(&r->consumer_lock);
+	while (ppb_cache_count(&pool->cache) < PPB_REFILL_BATCH) {
 		page = __ptr_ring_consume(r);
 		if (!page)
 			break;
@@ -199,16 +188,14 @@ static void ppb_refill_from_ring(struct ppb_pool *pool)
 		 * the consumer now runs on another node, where it would be slow.
 		 */
 		if (unlikely(page_to_nid(page) != nid)) {
-			ppb_stat_inc(pool, PPB_STAT_ALLOC_WAIVE);
-			spin_unlock_bh(&r->consumer_lock);
+			ppb_cinc(pool, PPB_C_WAIVE);
 			ppb_release_page(pool, page);
-			spin_lock_bh(&r->consumer_lock);
 			continue;
 		}
-		ppb_cache_push(pool, page, PPB_STAT_PAGES_FROM_RING);
+		ppb_cache_push(pool, page);
 	}
-	spin_unlock_bh(&r->consumer_lock);
-	ppb_stat_add(pool, PPB_STAT_RING_CONSUMED, taken);
+	spin_unlock(&r->consumer_lock);
+	ppb_cadd(pool, PPB_C_RING_CONSUMED, taken);
 }
 
 static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
@@ -226,7 +213,7 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 			put_page(page);
 			return;
 		}
-		ppb_cache_push(pool, page, PPB_STAT_PAGES_FROM_ALLOC);
+		ppb_cache_push(pool, page);
 		return;
 	}
 
@@ -234,43 +221,93 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 	n = alloc_pages_bulk_array_node(gfp, nid, PPB_REFILL_BATCH, pages);
 	for (i = 0; i < n; i++) {
 		if (ppb_page_enter(pool, pages[i]))
-			ppb_cache_push(pool, pages[i], PPB_STAT_PAGES_FROM_ALLOC);
+			ppb_cache_push(pool, pages[i]);
 		else
 			put_page(pages[i]);
 	}
 }
 
-static struct page *ppb_cache_pop(struct ppb_pool *pool)
+static inline struct page *ppb_cache_pop(struct ppb_pool *pool)
 {
-	struct page *page = pool->cache.pages[--pool->cache.count];
+	u64 top = pool->cache.top;
+	u32 n = ppb_top_count(top) - 1;
 
-	ppb_stat_inc(pool, (enum ppb_stat)page->index);
-	return page;
+	/* Below what is left of the last refill: it shrinks with us. */
+	pool->cache.top = n < ppb_top_seg(top) ? ppb_top(n, n) : top - 1;
+	return pool->cache.pages[n];
+}
+
+/* The last refill is over: add what it served to the running totals. */
+static void ppb_cache_fold(struct ppb_pool *pool)
+{
+	struct ppb_cache *c = &pool->cache;
+	u32 stack, other;
+
+	ppb_seg_served(c, &stack, &other);
+	ppb_cadd(pool, PPB_C_SERVED_STACK, stack);
+	ppb_cadd(pool, c->seg_fresh ? PPB_C_SERVED_ALLOC : PPB_C_SERVED_RING, other);
+	c->top = ppb_top(ppb_cache_count(c), 0);
+	c->seg_len = 0;
+	c->seg_stack = 0;
+	c->seg_fresh = 0;
+}
+
+/* Release everything cached; @waive: because the pool moved to another node. */
+void ppb_cache_flush(struct ppb_pool *pool, bool waive)
+{
+	struct ppb_cache *c = &pool->cache;
+	u32 n = ppb_cache_count(c);
+
+	ppb_cadd(pool, PPB_C_FLUSH_DIRECT, n - min(ppb_top_seg(c->top), n));
+	ppb_cache_fold(pool);
+	if (waive)
+		ppb_cadd(pool, PPB_C_WAIVE, n);
+	c->top = 0;
+	while (n)
+		ppb_release_page(pool, c->pages[--n]);
+}
+
+/* A refill of @c (empty before it) is complete. */
+static struct page *ppb_refilled(struct ppb_pool *pool, bool fresh)
+{
+	struct ppb_cache *c = &pool->cache;
+	u32 n = ppb_cache_count(c);
+
+	c->top = ppb_top(n, n);
+	c->seg_len = n;
+	c->seg_fresh = fresh;
+	return ppb_cache_pop(pool);
 }
 
 static noinline struct page *ppb_alloc_slow(struct ppb_pool *pool, gfp_t gfp)
 {
+	struct ppb_cache *c = &pool->cache;
+
+	/* The cache is empty: every page of the last refill was served. */
+	ppb_cache_fold(pool);
+
 	/* Recycled stock first: pages the stack has let go, then the ring. */
-	ppb_reclaim(pool, PPB_REFILL_BATCH, false);
-	if (pool->cache.count < PPB_REFILL_BATCH)
+	if (pool->lent_head != pool->lent_tail)
+		ppb_reclaim(pool, PPB_REFILL_BATCH, false, true);
+	c->seg_stack = ppb_cache_count(c);
+	if (c->seg_stack < PPB_REFILL_BATCH)
 		ppb_refill_from_ring(pool);
-	if (pool->cache.count) {
-		ppb_stat_inc(pool, PPB_STAT_ALLOC_REFILL);
-		return ppb_cache_pop(pool);
+	if (ppb_cache_count(c)) {
+		ppb_cinc(pool, PPB_C_REFILL);
+		return ppb_refilled(pool, false);
 	}
 
 	ppb_refill_from_allocator(pool, gfp);
-	if (!pool->cache.count)
+	if (!ppb_cache_count(c))
 		return NULL;
-	ppb_stat_inc(pool, pool->p.order ? PPB_STAT_ALLOC_SLOW_HIGH_ORDER :
-		     PPB_STAT_ALLOC_SLOW);
-	return ppb_cache_pop(pool);
+	ppb_cinc(pool, pool->p.order ? PPB_C_SLOW_HIGH_ORDER : PPB_C_SLOW);
+	return ppb_refilled(pool, true);
 }
 
 struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp)
 {
 	/* Hot pages first: the cache is a stack, the last page in is still in cache. */
-	if (likely(pool->cache.count))
+	if (likely(ppb_cache_count(&pool->cache)))
 		return ppb_cache_pop(pool);
 	return ppb_alloc_slow(pool, gfp);
 }
@@ -278,24 +315,15 @@ EXPORT_SYMBOL_GPL(ppb_alloc_pages);
 
 void ppb_update_nid(struct ppb_pool *pool, int new_nid)
 {
-	unsigned int i, kept = 0;
-	int nid;
-
 	if (READ_ONCE(pool->nid) == new_nid)
 		return;
 	WRITE_ONCE(pool->nid, new_nid);
-	nid = ppb_pool_nid(pool);
-	/* Cached pages are local to the old node: serving them would be slow now. */
-	for (i = 0; i < pool->cache.count; i++) {
-		struct page *page = pool->cache.pages[i];
-
-		if (page_to_nid(page) == nid) {
-			pool->cache.pages[kept++] = page;
-			continue;
-		}
-		ppb_stat_inc(pool, PPB_STAT_ALLOC_WAIVE);
-		ppb_release_page(pool, page);
-	}
-	pool->cache.count = kept;
+	WRITE_ONCE(pool->put_checks, new_nid != NUMA_NO_NODE ||
+		   (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV));
+	/*
+	 * Cached pages are local to the old node: serving them would be slow
+	 * now.  Ring pages are checked as refills meet them.
+	 */
+	ppb_cache_flush(pool, true);
 }
 EXPORT_SYMBOL_GPL(ppb_update_nid);

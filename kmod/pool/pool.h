@@ -19,8 +19,53 @@
  */
 #define PPB_BIAS		USHRT_MAX
 
+/*
+ * Counters as stored.  Those of the allocating (NAPI) context are plain
+ * fields of the pool, written by that context alone; those of paths any CPU
+ * may take are per-cpu.  ppb_get_stats() turns both into the published
+ * ppb_stat values, so the fast path adds one to one counter per page.
+ */
+enum ppb_cctr {
+	/* pages of finished refills served, by origin (see struct ppb_cache) */
+	PPB_C_SERVED_STACK,
+	PPB_C_SERVED_RING,
+	PPB_C_SERVED_ALLOC,
+	PPB_C_FLUSH_DIRECT,		/* directly recycled pages flushed unserved */
+	PPB_C_SLOW,
+	PPB_C_SLOW_HIGH_ORDER,
+	PPB_C_EMPTY,
+	PPB_C_REFILL,
+	PPB_C_WAIVE,
+	PPB_C_DIRECT_CACHED,		/* driver return into the cache */
+	PPB_C_CACHE_FULL,
+	PPB_C_ALLOCATED,
+	PPB_C_RING_CONSUMED,
+	PPB_C_LENT,
+	PPB_C_RECLAIM_CACHED,		/* reclaimed from the stack into a refill */
+	PPB_C_RECLAIM_RING,		/* ... into the ring */
+	PPB_C_RECLAIM_PFMEMALLOC,	/* ... and released */
+	PPB_C_RECLAIM_FAR_NODE,
+	PPB_C_RECLAIM_RELEASED,		/* ... released: pool destroyed or ring full */
+	PPB_C_ORPHANED,
+	PPB_C_NR
+};
+
+/* Each driver return bumps exactly one of the first six. */
+enum ppb_pctr {
+	PPB_P_RING,
+	PPB_P_RING_FULL,
+	PPB_P_REFCNT,
+	PPB_P_PFMEMALLOC,
+	PPB_P_FAR_NODE,
+	PPB_P_DESTROYED,
+	PPB_P_RELEASED,
+	PPB_P_SYNC,
+	PPB_P_SYNC_BYTES,
+	PPB_P_NR
+};
+
 struct ppb_pcpu_stats {
-	u64 c[PPB_STAT_NR];
+	u64 c[PPB_P_NR];
 };
 
 /* A page lent to the stack, and since when. */
@@ -29,18 +74,39 @@ struct ppb_lent {
 	unsigned long since;	/* jiffies */
 };
 
+/*
+ * The NAPI-local cache, a stack.  Refills happen only when it is empty and
+ * lay down, bottom up, pages reclaimed from the stack then pages from the
+ * ring, or fresh pages; direct returns pile on top.  So where a served page
+ * came from follows from positions alone: entries below @seg are what is
+ * left of the last refill, entries above are direct returns.  The fast path
+ * keeps @seg a running minimum and counts nothing else; the statistics work
+ * out the rest (ppb_get_stats).
+ */
+struct ppb_cache {
+	/*
+	 * The entry count in the low half and @seg (entries of the last refill
+	 * still here, at the bottom) in the high half: one load and one store
+	 * per operation on the fast path.
+	 */
+	u64 top;
+	u32 seg_len;		/* size of the last refill */
+	u32 seg_stack;		/* of which reclaimed from the stack (the lowest) */
+	u32 seg_fresh;		/* the rest came from the allocator, not the ring */
+	struct page *pages[PPB_CACHE_SIZE];
+};
+
 struct ppb_pool {
 	/* Consumer side: touched only by the allocating (NAPI) context. */
-	struct {
-		u32 count;
-		struct page *pages[PPB_CACHE_SIZE];
-	} cache ____cacheline_aligned_in_smp;
+	struct ppb_cache cache ____cacheline_aligned_in_smp;
 	u32 lent_head, lent_tail, lent_mask;
 	struct ppb_lent *lent;
 	u64 hold_cnt;			/* pages that ever entered the pool */
+	u64 cs[PPB_C_NR];		/* consumer-side counters */
 
 	struct ppb_params p;
 	int nid;			/* effective node, updated by ppb_update_nid */
+	bool put_checks;		/* a node to check, or syncs to do, on return */
 	unsigned int page_bytes;	/* PAGE_SIZE << order */
 	bool destroyed;
 	struct ppb_pcpu_stats __percpu *stats;
@@ -58,24 +124,66 @@ struct ppb_pool {
 	struct delayed_work release_dw;
 };
 
-static inline void ppb_stat_add(struct ppb_pool *pool, enum ppb_stat s, u64 n)
+/* Only from the allocating context (or once it is gone, at teardown). */
+static inline void ppb_cinc(struct ppb_pool *pool, enum ppb_cctr c)
 {
-	this_cpu_add(pool->stats->c[s], n);
+	pool->cs[c]++;
 }
 
-static inline void ppb_stat_inc(struct ppb_pool *pool, enum ppb_stat s)
+static inline void ppb_cadd(struct ppb_pool *pool, enum ppb_cctr c, u64 n)
 {
-	this_cpu_inc(pool->stats->c[s]);
+	pool->cs[c] += n;
 }
 
-/*
- * Where a page in the pool's stock came from is kept in page->index (free
- * for pages outside the page cache): the statistic to bump when it is
- * served, so the fast path counts with one per-cpu add.
- */
-static inline void ppb_page_set_origin(struct page *page, enum ppb_stat s)
+/* From any context. */
+static inline void ppb_pinc(struct ppb_pool *pool, enum ppb_pctr c)
 {
-	page->index = s;
+	this_cpu_inc(pool->stats->c[c]);
+}
+
+static inline void ppb_padd(struct ppb_pool *pool, enum ppb_pctr c, u64 n)
+{
+	this_cpu_add(pool->stats->c[c], n);
+}
+
+static inline u32 ppb_top_count(u64 top)
+{
+	return (u32)top;
+}
+
+static inline u32 ppb_top_seg(u64 top)
+{
+	return top >> 32;
+}
+
+static inline u64 ppb_top(u32 count, u32 seg)
+{
+	return (u64)seg << 32 | count;
+}
+
+static inline u32 ppb_cache_count(const struct ppb_cache *c)
+{
+	return ppb_top_count(c->top);
+}
+
+static inline bool ppb_cache_push(struct ppb_pool *pool, struct page *page)
+{
+	u64 top = pool->cache.top;
+
+	if (unlikely(ppb_top_count(top) == PPB_CACHE_SIZE))
+		return false;
+	pool->cache.pages[ppb_top_count(top)] = page;
+	pool->cache.top = top + 1;
+	return true;
+}
+
+/* Pages of the current refill served so far: from the stack, and the rest. */
+static inline void ppb_seg_served(const struct ppb_cache *c, u32 *stack, u32 *other)
+{
+	u32 left = min(ppb_top_seg(c->top), c->seg_len);
+
+	*stack = c->seg_stack - min(left, c->seg_stack);
+	*other = c->seg_len - c->seg_stack - (left > c->seg_stack ? left - c->seg_stack : 0);
 }
 
 static inline int ppb_pool_nid(const struct ppb_pool *pool)
@@ -86,16 +194,17 @@ static inline int ppb_pool_nid(const struct ppb_pool *pool)
 }
 
 /* alloc.c */
-bool ppb_cache_push(struct ppb_pool *pool, struct page *page, enum ppb_stat origin);
-void ppb_sync_recycled(struct ppb_pool *pool, struct page *page, unsigned int len);
+void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len);
+void ppb_cache_flush(struct ppb_pool *pool, bool waive);
 /* recycle.c */
-void ppb_recycle_or_release(struct ppb_pool *pool, struct page *page, enum ppb_stat origin);
+void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill);
 /* release.c */
 void ppb_release_page(struct ppb_pool *pool, struct page *page);
 void ppb_drop_pool_refs(struct ppb_pool *pool, struct page *page, unsigned int refs);
 u64 ppb_pages_outstanding(struct ppb_pool *pool);
 /* stack.c */
-unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force);
+unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
+			 bool refill);
 unsigned int ppb_lent_count(const struct ppb_pool *pool);
 void ppb_lent_flush(struct ppb_pool *pool);
 /* main.c */

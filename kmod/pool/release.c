@@ -20,7 +20,6 @@ void ppb_drop_pool_refs(struct ppb_pool *pool, struct page *page, unsigned int r
 				     pool->p.dma_dir,
 				     DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
 	set_page_private(page, 0);
-	page->index = 0;
 	atomic64_inc(&pool->release_cnt);
 	/* Never let the count reach zero in page_ref_sub: put_page() frees it right. */
 	page_ref_sub(page, refs - 1);
@@ -29,7 +28,7 @@ void ppb_drop_pool_refs(struct ppb_pool *pool, struct page *page, unsigned int r
 
 void ppb_release_page(struct ppb_pool *pool, struct page *page)
 {
-	ppb_stat_inc(pool, PPB_STAT_PAGES_RELEASED);
+	ppb_pinc(pool, PPB_P_RELEASED);
 	ppb_drop_pool_refs(pool, page, PPB_BIAS);
 }
 
@@ -43,10 +42,9 @@ static void ppb_flush_stock(struct ppb_pool *pool)
 {
 	struct page *page;
 
-	while (pool->cache.count)
-		ppb_release_page(pool, pool->cache.pages[--pool->cache.count]);
+	ppb_cache_flush(pool, false);
 	while ((page = ptr_ring_consume_bh(&pool->ring))) {
-		ppb_stat_inc(pool, PPB_STAT_RING_CONSUMED);
+		ppb_cinc(pool, PPB_C_RING_CONSUMED);
 		ppb_release_page(pool, page);
 	}
 }
@@ -56,7 +54,7 @@ static bool ppb_pool_try_free(struct ppb_pool *pool, bool force)
 {
 	u64 left;
 
-	ppb_reclaim(pool, UINT_MAX, force);
+	ppb_reclaim(pool, UINT_MAX, force, false);
 	ppb_flush_stock(pool);
 	left = ppb_pages_outstanding(pool);
 	if (left && !force)

@@ -27,7 +27,7 @@ unsigned int ppb_lent_count(const struct ppb_pool *pool)
 
 static void ppb_orphan(struct ppb_pool *pool, struct page *page)
 {
-	ppb_stat_inc(pool, PPB_STAT_PAGES_ORPHANED);
+	ppb_cinc(pool, PPB_C_ORPHANED);
 	ppb_drop_pool_refs(pool, page, PPB_BIAS - 1);
 }
 
@@ -36,8 +36,10 @@ static void ppb_orphan(struct ppb_pool *pool, struct page *page)
  * back at the pool's share is reused; one held past the lend timeout (or
  * any, with @force) is orphaned; the first page still held and not yet too
  * old stops the walk, so pages come back in the order they went out.
+ * @refill: called by a refill of the (empty) cache, which may take them.
  */
-unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force)
+unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
+			 bool refill)
 {
 	unsigned long timeout = msecs_to_jiffies(READ_ONCE(ppb_lend_timeout_ms));
 	unsigned int done = 0;
@@ -52,8 +54,7 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force)
 			 * reference without holding one: safe to reuse.
 			 */
 			page_ref_inc(page);
-			ppb_stat_inc(pool, PPB_STAT_PAGES_RECLAIMED);
-			ppb_recycle_or_release(pool, page, PPB_STAT_PAGES_FROM_STACK);
+			ppb_recycle_reclaimed(pool, page, refill);
 		} else if (force || time_after_eq(jiffies, e->since + timeout)) {
 			ppb_orphan(pool, page);
 		} else {
@@ -71,14 +72,15 @@ void ppb_page_lend(struct ppb_pool *pool, struct page *page)
 	struct ppb_lent *e;
 
 	/* FIFO full: the oldest page has been out longest; take it back or let it go. */
-	if (unlikely(ppb_lent_count(pool) > pool->lent_mask) && !ppb_reclaim(pool, 1, false))
-		ppb_reclaim(pool, 1, true);
+	if (unlikely(ppb_lent_count(pool) > pool->lent_mask) &&
+	    !ppb_reclaim(pool, 1, false, false))
+		ppb_reclaim(pool, 1, true, false);
 
 	e = &pool->lent[pool->lent_tail & pool->lent_mask];
 	e->page = page;
 	e->since = jiffies;
 	pool->lent_tail++;
-	ppb_stat_inc(pool, PPB_STAT_PAGES_LENT);
+	ppb_cinc(pool, PPB_C_LENT);
 }
 EXPORT_SYMBOL_GPL(ppb_page_lend);
 

@@ -37,39 +37,90 @@ EXPORT_SYMBOL_GPL(ppb_stat_names);
 
 static u64 ppb_diff(u64 a, u64 b)
 {
-	/* Per-cpu sums are read without stopping writers: never report a wrap. */
+	/* Counters are read without stopping writers: never report a wrap. */
 	return a > b ? a - b : 0;
 }
 
 /*
  * A snapshot of @pool's counters.  Cheap enough for a sampler; exact when the
- * pool is quiet, within a few in-progress operations while it is busy.
+ * pool is quiet, within a few in-progress operations while it is busy.  On
+ * 32-bit kernels a 64-bit counter may be read torn while it is written (as
+ * with the kernel's own page_pool statistics).
  */
 void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 {
-	u64 *c = st->c;
-	u64 served;
+	u64 p[PPB_P_NR] = { 0 }, c[PPB_C_NR];
+	struct ppb_cache cache;
+	u64 *o = st->c;
+	u64 served, returned;
+	u32 stack, other, n;
 	int cpu, i;
 
-	memset(st, 0, sizeof(*st));
 	for_each_possible_cpu(cpu) {
 		const struct ppb_pcpu_stats *s = per_cpu_ptr(pool->stats, cpu);
 
-		for (i = 0; i < PPB_STAT_NR; i++)
-			c[i] += READ_ONCE(s->c[i]);
+		for (i = 0; i < PPB_P_NR; i++)
+			p[i] += READ_ONCE(s->c[i]);
 	}
-	/* The fast path counts only where a page came from; the rest is arithmetic. */
-	served = c[PPB_STAT_PAGES_FROM_CACHE] + c[PPB_STAT_PAGES_FROM_RING] +
-		 c[PPB_STAT_PAGES_FROM_STACK] + c[PPB_STAT_PAGES_FROM_ALLOC];
-	c[PPB_STAT_ALLOC_FAST] = ppb_diff(served, c[PPB_STAT_ALLOC_REFILL] +
-					  c[PPB_STAT_ALLOC_SLOW] +
-					  c[PPB_STAT_ALLOC_SLOW_HIGH_ORDER]);
-	st->inflight_pages = ppb_diff(served, c[PPB_STAT_PAGES_RETURNED] +
-				      c[PPB_STAT_PAGES_RECLAIMED] +
-				      c[PPB_STAT_PAGES_ORPHANED]);
+	for (i = 0; i < PPB_C_NR; i++)
+		c[i] = READ_ONCE(pool->cs[i]);
+	cache.top = READ_ONCE(pool->cache.top);
+	n = ppb_cache_count(&cache);
+	cache.seg_len = READ_ONCE(pool->cache.seg_len);
+	cache.seg_stack = READ_ONCE(pool->cache.seg_stack);
+	cache.seg_fresh = READ_ONCE(pool->cache.seg_fresh);
+
+	memset(st, 0, sizeof(*st));
+	/*
+	 * Where served pages came from (struct ppb_cache): the finished refills'
+	 * totals plus what the current one has served; direct returns are
+	 * served unless still above the refill's remains, or flushed.
+	 */
+	ppb_seg_served(&cache, &stack, &other);
+	o[PPB_STAT_PAGES_FROM_STACK] = c[PPB_C_SERVED_STACK] + stack;
+	o[PPB_STAT_PAGES_FROM_RING] = c[PPB_C_SERVED_RING] + (cache.seg_fresh ? 0 : other);
+	o[PPB_STAT_PAGES_FROM_ALLOC] = c[PPB_C_SERVED_ALLOC] + (cache.seg_fresh ? other : 0);
+	o[PPB_STAT_PAGES_FROM_CACHE] = ppb_diff(c[PPB_C_DIRECT_CACHED],
+						(n - min(ppb_top_seg(cache.top), n)) +
+						c[PPB_C_FLUSH_DIRECT]);
+	served = o[PPB_STAT_PAGES_FROM_CACHE] + o[PPB_STAT_PAGES_FROM_RING] +
+		 o[PPB_STAT_PAGES_FROM_STACK] + o[PPB_STAT_PAGES_FROM_ALLOC];
+	o[PPB_STAT_ALLOC_SLOW] = c[PPB_C_SLOW];
+	o[PPB_STAT_ALLOC_SLOW_HIGH_ORDER] = c[PPB_C_SLOW_HIGH_ORDER];
+	o[PPB_STAT_ALLOC_REFILL] = c[PPB_C_REFILL];
+	/* Every allocation that did not take a slow path was a fast one. */
+	o[PPB_STAT_ALLOC_FAST] = ppb_diff(served, c[PPB_C_REFILL] + c[PPB_C_SLOW] +
+					  c[PPB_C_SLOW_HIGH_ORDER]);
+	o[PPB_STAT_ALLOC_EMPTY] = c[PPB_C_EMPTY];
+	o[PPB_STAT_ALLOC_WAIVE] = c[PPB_C_WAIVE];
+	o[PPB_STAT_RECYCLE_CACHED] = c[PPB_C_DIRECT_CACHED] + c[PPB_C_RECLAIM_CACHED];
+	o[PPB_STAT_RECYCLE_CACHE_FULL] = c[PPB_C_CACHE_FULL];
+	o[PPB_STAT_RECYCLE_RING] = p[PPB_P_RING] + c[PPB_C_RECLAIM_RING];
+	o[PPB_STAT_RECYCLE_RING_FULL] = p[PPB_P_RING_FULL];
+	o[PPB_STAT_RECYCLE_RELEASED_REFCNT] = p[PPB_P_REFCNT];
+	o[PPB_STAT_PAGES_ALLOCATED] = c[PPB_C_ALLOCATED];
+	o[PPB_STAT_PAGES_RELEASED] = p[PPB_P_RELEASED];
+	returned = c[PPB_C_DIRECT_CACHED] + p[PPB_P_RING] + p[PPB_P_RING_FULL] +
+		   p[PPB_P_REFCNT] + p[PPB_P_PFMEMALLOC] + p[PPB_P_FAR_NODE] +
+		   p[PPB_P_DESTROYED];
+	o[PPB_STAT_PAGES_RETURNED] = returned;
+	o[PPB_STAT_PAGES_LENT] = c[PPB_C_LENT];
+	o[PPB_STAT_PAGES_RECLAIMED] = c[PPB_C_RECLAIM_CACHED] + c[PPB_C_RECLAIM_RING] +
+				      c[PPB_C_RECLAIM_PFMEMALLOC] +
+				      c[PPB_C_RECLAIM_FAR_NODE] + c[PPB_C_RECLAIM_RELEASED];
+	o[PPB_STAT_PAGES_ORPHANED] = c[PPB_C_ORPHANED];
+	o[PPB_STAT_RELEASED_PFMEMALLOC] = p[PPB_P_PFMEMALLOC] + c[PPB_C_RECLAIM_PFMEMALLOC];
+	o[PPB_STAT_RELEASED_FAR_NODE] = p[PPB_P_FAR_NODE] + c[PPB_C_RECLAIM_FAR_NODE];
+	o[PPB_STAT_RELEASED_DESTROYED] = p[PPB_P_DESTROYED];
+	o[PPB_STAT_RING_CONSUMED] = c[PPB_C_RING_CONSUMED];
+	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC];
+	o[PPB_STAT_SYNC_FOR_DEVICE_BYTES] = p[PPB_P_SYNC_BYTES];
+
+	st->inflight_pages = ppb_diff(served, returned + o[PPB_STAT_PAGES_RECLAIMED] +
+				      c[PPB_C_ORPHANED]);
 	st->inflight_bytes = st->inflight_pages * pool->page_bytes;
-	st->cache_pages = READ_ONCE(pool->cache.count);
-	st->ring_pages = ppb_diff(c[PPB_STAT_RECYCLE_RING], c[PPB_STAT_RING_CONSUMED]);
+	st->cache_pages = n;
+	st->ring_pages = ppb_diff(o[PPB_STAT_RECYCLE_RING], c[PPB_C_RING_CONSUMED]);
 	st->lent_pages = READ_ONCE(pool->lent_tail) - READ_ONCE(pool->lent_head);
 }
 EXPORT_SYMBOL_GPL(ppb_get_stats);
