@@ -50,6 +50,9 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 	const char *why;
 	int err;
 
+	/* The cache's entry count and refill mark are 8 bits of its top word. */
+	BUILD_BUG_ON(PPB_CACHE_SIZE > 255);
+
 	err = ppb_params_check(params, &why);
 	if (err) {
 		pr_err("ppkit: %s: pool rejected: %s\n",
@@ -233,7 +236,7 @@ static inline struct page *ppb_cache_pop(struct ppb_pool *pool)
 	u32 n = ppb_top_count(top) - 1;
 
 	/* Below what is left of the last refill: it shrinks with us. */
-	pool->cache.top = n < ppb_top_seg(top) ? ppb_top(n, n) : top - 1;
+	pool->cache.top = n < ppb_top_seg(top) ? ppb_top(top, n, n) : top - 1;
 	return pool->cache.pages[n];
 }
 
@@ -246,7 +249,8 @@ static void ppb_cache_fold(struct ppb_pool *pool)
 	ppb_seg_served(c, &stack, &other);
 	ppb_cadd(pool, PPB_C_SERVED_STACK, stack);
 	ppb_cadd(pool, c->seg_fresh ? PPB_C_SERVED_ALLOC : PPB_C_SERVED_RING, other);
-	c->top = ppb_top(ppb_cache_count(c), 0);
+	c->top = ppb_top(c->top, ppb_cache_count(c), 0);
+	ppb_cache_fold_pushes(pool);
 	c->seg_len = 0;
 	c->seg_stack = 0;
 	c->seg_fresh = 0;
@@ -262,7 +266,7 @@ void ppb_cache_flush(struct ppb_pool *pool, bool waive)
 	ppb_cache_fold(pool);
 	if (waive)
 		ppb_cadd(pool, PPB_C_WAIVE, n);
-	c->top = 0;
+	c->top = ppb_top(c->top, 0, 0);
 	while (n)
 		ppb_release_page(pool, c->pages[--n]);
 }
@@ -273,7 +277,7 @@ static struct page *ppb_refilled(struct ppb_pool *pool, bool fresh)
 	struct ppb_cache *c = &pool->cache;
 	u32 n = ppb_cache_count(c);
 
-	c->top = ppb_top(n, n);
+	c->top = ppb_top(c->top, n, n);
 	c->seg_len = n;
 	c->seg_fresh = fresh;
 	return ppb_cache_pop(pool);

@@ -36,7 +36,7 @@ enum ppb_cctr {
 	PPB_C_EMPTY,
 	PPB_C_REFILL,
 	PPB_C_WAIVE,
-	PPB_C_DIRECT_CACHED,		/* driver return into the cache */
+	PPB_C_DIRECT_CACHED,		/* driver returns into the cache, folded */
 	PPB_C_CACHE_FULL,
 	PPB_C_ALLOCATED,
 	PPB_C_RING_CONSUMED,
@@ -85,9 +85,9 @@ struct ppb_lent {
  */
 struct ppb_cache {
 	/*
-	 * The entry count in the low half and @seg (entries of the last refill
-	 * still here, at the bottom) in the high half: one load and one store
-	 * per operation on the fast path.
+	 * Bits 0-7: entries; 8-15: @seg, entries of the last refill still here
+	 * (at the bottom); 16-63: direct returns since the last fold.  One load
+	 * and one store per operation on the fast path, counting included.
 	 */
 	u64 top;
 	u32 seg_len;		/* size of the last refill */
@@ -146,19 +146,27 @@ static inline void ppb_padd(struct ppb_pool *pool, enum ppb_pctr c, u64 n)
 	this_cpu_add(pool->stats->c[c], n);
 }
 
+#define PPB_TOP_PUSH		(1ULL << 16)
+
 static inline u32 ppb_top_count(u64 top)
 {
-	return (u32)top;
+	return top & 0xff;
 }
 
 static inline u32 ppb_top_seg(u64 top)
 {
-	return top >> 32;
+	return (top >> 8) & 0xff;
 }
 
-static inline u64 ppb_top(u32 count, u32 seg)
+static inline u64 ppb_top_pushes(u64 top)
 {
-	return (u64)seg << 32 | count;
+	return top >> 16;
+}
+
+/* @count and @seg, keeping the direct-return count of @top. */
+static inline u64 ppb_top(u64 top, u32 count, u32 seg)
+{
+	return (top & ~0xffffULL) | (u64)seg << 8 | count;
 }
 
 static inline u32 ppb_cache_count(const struct ppb_cache *c)
@@ -166,6 +174,7 @@ static inline u32 ppb_cache_count(const struct ppb_cache *c)
 	return ppb_top_count(c->top);
 }
 
+/* Into the cache as part of a refill. */
 static inline bool ppb_cache_push(struct ppb_pool *pool, struct page *page)
 {
 	u64 top = pool->cache.top;
@@ -174,6 +183,28 @@ static inline bool ppb_cache_push(struct ppb_pool *pool, struct page *page)
 		return false;
 	pool->cache.pages[ppb_top_count(top)] = page;
 	pool->cache.top = top + 1;
+	return true;
+}
+
+/* Add the direct returns kept in the top word to their counter. */
+static inline void ppb_cache_fold_pushes(struct ppb_pool *pool)
+{
+	pool->cs[PPB_C_DIRECT_CACHED] += ppb_top_pushes(pool->cache.top);
+	pool->cache.top &= 0xffff;
+}
+
+/* A direct return from the allocating context: counted in the same store. */
+static inline bool ppb_cache_push_direct(struct ppb_pool *pool, struct page *page)
+{
+	u64 top = pool->cache.top;
+
+	if (unlikely(ppb_top_count(top) == PPB_CACHE_SIZE))
+		return false;
+	pool->cache.pages[ppb_top_count(top)] = page;
+	pool->cache.top = top + PPB_TOP_PUSH + 1;
+	/* 2^47 returns without a refill: fold before the field overflows. */
+	if (unlikely(top >> 63))
+		ppb_cache_fold_pushes(pool);
 	return true;
 }
 

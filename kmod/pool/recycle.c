@@ -27,8 +27,8 @@ static bool ppb_ring_produce(struct ppb_pool *pool, struct page *page)
 	return ok;
 }
 
-void ppb_put_page(struct ppb_pool *pool, struct page *page,
-		  unsigned int dma_sync_size, bool allow_direct)
+static noinline void ppb_put_page_slow(struct ppb_pool *pool, struct page *page,
+				       unsigned int dma_sync_size, bool allow_direct)
 {
 	int nid;
 
@@ -60,10 +60,8 @@ void ppb_put_page(struct ppb_pool *pool, struct page *page,
 	 * it destroys the pool.
 	 */
 	if (allow_direct && in_softirq()) {
-		if (likely(ppb_cache_push(pool, page))) {
-			ppb_cinc(pool, PPB_C_DIRECT_CACHED);
+		if (likely(ppb_cache_push_direct(pool, page)))
 			return;
-		}
 		ppb_cinc(pool, PPB_C_CACHE_FULL);
 	}
 	if (likely(ppb_ring_produce(pool, page))) {
@@ -73,6 +71,21 @@ void ppb_put_page(struct ppb_pool *pool, struct page *page,
 	ppb_pinc(pool, READ_ONCE(pool->destroyed) ? PPB_P_DESTROYED : PPB_P_RING_FULL);
 release:
 	ppb_release_page(pool, page);
+}
+
+/*
+ * The common case, a direct return of a page nobody else holds to a pool
+ * with no node to check and nothing to sync, makes no call and touches no
+ * stack; everything else is ppb_put_page_slow()'s.
+ */
+void ppb_put_page(struct ppb_pool *pool, struct page *page,
+		  unsigned int dma_sync_size, bool allow_direct)
+{
+	if (likely(allow_direct && page_ref_count(page) == PPB_BIAS &&
+		   !page_is_pfmemalloc(page) && !READ_ONCE(pool->put_checks) &&
+		   in_softirq() && ppb_cache_push_direct(pool, page)))
+		return;
+	ppb_put_page_slow(pool, page, dma_sync_size, allow_direct);
 }
 EXPORT_SYMBOL_GPL(ppb_put_page);
 

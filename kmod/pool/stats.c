@@ -62,9 +62,14 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 		for (i = 0; i < PPB_P_NR; i++)
 			p[i] += READ_ONCE(s->c[i]);
 	}
-	for (i = 0; i < PPB_C_NR; i++)
-		c[i] = READ_ONCE(pool->cs[i]);
-	cache.top = READ_ONCE(pool->cache.top);
+	/* A refill folds the top word's return count into cs[]: read both across none. */
+	do {
+		cache.top = READ_ONCE(pool->cache.top);
+		smp_rmb();
+		for (i = 0; i < PPB_C_NR; i++)
+			c[i] = READ_ONCE(pool->cs[i]);
+		smp_rmb();
+	} while (ppb_top_pushes(READ_ONCE(pool->cache.top)) < ppb_top_pushes(cache.top));
 	n = ppb_cache_count(&cache);
 	cache.seg_len = READ_ONCE(pool->cache.seg_len);
 	cache.seg_stack = READ_ONCE(pool->cache.seg_stack);
@@ -80,6 +85,7 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	o[PPB_STAT_PAGES_FROM_STACK] = c[PPB_C_SERVED_STACK] + stack;
 	o[PPB_STAT_PAGES_FROM_RING] = c[PPB_C_SERVED_RING] + (cache.seg_fresh ? 0 : other);
 	o[PPB_STAT_PAGES_FROM_ALLOC] = c[PPB_C_SERVED_ALLOC] + (cache.seg_fresh ? other : 0);
+	c[PPB_C_DIRECT_CACHED] += ppb_top_pushes(cache.top);
 	o[PPB_STAT_PAGES_FROM_CACHE] = ppb_diff(c[PPB_C_DIRECT_CACHED],
 						(n - min(ppb_top_seg(cache.top), n)) +
 						c[PPB_C_FLUSH_DIRECT]);

@@ -110,7 +110,16 @@ void ppb_put_page(struct ppb_pool *pool, struct page *page,
 		  unsigned int dma_sync_size, bool allow_direct);
 void ppb_update_nid(struct ppb_pool *pool, int new_nid);
 
-/* Pages given to the stack: the pool takes them back once the stack is done. */
+/*
+ * Pages given to the stack: the pool takes them back once the stack is done,
+ * or lets them go (orphans them) if it holds them longer than lend_timeout_ms.
+ * All from the allocating context.  ppb_page_lend() for a page the driver
+ * put in an skb itself; ppb_skb_mark() for every page of an skb (head if
+ * head_frag, and frags), each of which must come from @pool;
+ * ppb_build_skb() builds the skb on the page itself (no copy) and lends
+ * it.  If ppb_build_skb() returns NULL the page is still the driver's, to
+ * recycle or put.
+ */
 void ppb_page_lend(struct ppb_pool *pool, struct page *page);
 void ppb_skb_mark(struct ppb_pool *pool, struct sk_buff *skb);
 struct sk_buff *ppb_build_skb(struct ppb_pool *pool, struct page *page,
