@@ -146,7 +146,7 @@ static inline void ppb_padd(struct ppb_pool *pool, enum ppb_pctr c, u64 n)
 	this_cpu_add(pool->stats->c[c], n);
 }
 
-#define PPB_TOP_PUSH		(1ULL << 16)
+#define PPB_TOP_PUSH		BIT_ULL(16)
 
 static inline u32 ppb_top_count(u64 top)
 {

@@ -62,13 +62,16 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 		for (i = 0; i < PPB_P_NR; i++)
 			p[i] += READ_ONCE(s->c[i]);
 	}
-	/* A refill folds the top word's return count into cs[]: read both across none. */
+	/*
+	 * A refill folds the top word's return count into cs[]: read both
+	 * between two reads of the top word that show no fold in between.
+	 */
 	do {
 		cache.top = READ_ONCE(pool->cache.top);
-		smp_rmb();
+		smp_rmb();	/* the top word before the counters */
 		for (i = 0; i < PPB_C_NR; i++)
 			c[i] = READ_ONCE(pool->cs[i]);
-		smp_rmb();
+		smp_rmb();	/* the counters before the second look at the top word */
 	} while (ppb_top_pushes(READ_ONCE(pool->cache.top)) < ppb_top_pushes(cache.top));
 	n = ppb_cache_count(&cache);
 	cache.seg_len = READ_ONCE(pool->cache.seg_len);
