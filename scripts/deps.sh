@@ -16,6 +16,11 @@ PKGS=(
 	linux-image-amd64
 	linux-headers-amd64
 	linux-source-6.1
+	# user space (tools/): C++20, CMake, netlink, CLI, JSON, formatting, tests
+	g++ cmake pkg-config
+	libnl-3-dev libnl-genl-3-dev
+	libcli11-dev nlohmann-json3-dev libfmt-dev
+	catch2
 )
 
 missing=()

@@ -5,6 +5,8 @@
 #include <linux/slab.h>
 #include <linux/gfp.h>
 #include <linux/nodemask.h>
+#include <linux/netdevice.h>
+#include <uapi/linux/ppkit.h>
 #include "pool.h"
 
 int ppb_params_check(const struct ppb_params *p, const char **why)
@@ -71,6 +73,12 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 	pool->put_checks = params->nid != NUMA_NO_NODE ||
 			   (params->flags & PPB_FLAG_DMA_SYNC_DEV);
 	pool->page_bytes = PAGE_SIZE << params->order;
+	pool->refill_batch = PPB_REFILL_BATCH;
+	pool->p.netdev = NULL;
+	if (params->netdev)
+		pool->ifindex = params->netdev->ifindex;
+	if (params->napi)
+		pool->napi_id = READ_ONCE(params->napi->napi_id);
 
 	err = -ENOMEM;
 	pool->stats = alloc_percpu(struct ppb_pcpu_stats);
@@ -91,6 +99,7 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 	err = ppb_registry_add(pool);
 	if (err)
 		goto err_dev;
+	ppb_nl_notify(pool, PPKIT_CMD_POOL_ADD_NTF);
 	return pool;
 
 err_dev:
@@ -175,13 +184,19 @@ static void ppb_refill_from_ring(struct ppb_pool *pool)
 	struct page *page;
 	unsigned int taken = 0;
 
+	u32 batch = READ_ONCE(pool->refill_batch);
+
+	/*
+	 * Producers take the producer lock only; this one is shared with
+	 * pool-set alone, which may swap the ring's queue under it.
+	 */
+	spin_lock(&r->consumer_lock);
 	if (__ptr_ring_empty(r)) {
+		spin_unlock(&r->consumer_lock);
 		ppb_cinc(pool, PPB_C_EMPTY);
 		return;
 	}
-	/* Producers take the producer lock only: this one is ours alone. */
-	spin_lock(&r->consumer_lock);
-	while (ppb_cache_count(&pool->cache) < PPB_REFILL_BATCH) {
+	while (ppb_cache_count(&pool->cache) < batch) {
 		page = __ptr_ring_consume(r);
 		if (!page)
 			break;
@@ -205,7 +220,7 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 {
 	int nid = ppb_pool_nid(pool);
 	struct page *pages[PPB_REFILL_BATCH];
-	unsigned long n, i;
+	unsigned long n, i, batch = READ_ONCE(pool->refill_batch);
 
 	if (pool->p.order) {
 		struct page *page = alloc_pages_node(nid, gfp | __GFP_COMP, pool->p.order);
@@ -221,7 +236,7 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 	}
 
 	memset(pages, 0, sizeof(pages));
-	n = alloc_pages_bulk_array_node(gfp, nid, PPB_REFILL_BATCH, pages);
+	n = alloc_pages_bulk_array_node(gfp, nid, min(batch, ARRAY_SIZE(pages)), pages);
 	for (i = 0; i < n; i++) {
 		if (ppb_page_enter(pool, pages[i]))
 			ppb_cache_push(pool, pages[i]);
@@ -292,9 +307,9 @@ static noinline struct page *ppb_alloc_slow(struct ppb_pool *pool, gfp_t gfp)
 
 	/* Recycled stock first: pages the stack has let go, then the ring. */
 	if (pool->lent_head != pool->lent_tail)
-		ppb_reclaim(pool, PPB_REFILL_BATCH, false, true);
+		ppb_reclaim(pool, READ_ONCE(pool->refill_batch), false, true);
 	c->seg_stack = ppb_cache_count(c);
-	if (c->seg_stack < PPB_REFILL_BATCH)
+	if (c->seg_stack < READ_ONCE(pool->refill_batch))
 		ppb_refill_from_ring(pool);
 	if (ppb_cache_count(c)) {
 		ppb_cinc(pool, PPB_C_REFILL);

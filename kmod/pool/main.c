@@ -99,6 +99,13 @@ struct ppb_pool *ppb_registry_find(u32 id)
 	return xa_load(&ppb_pools, id);
 }
 
+/* The pool with the lowest id >= *@id, for dumps. */
+struct ppb_pool *ppb_registry_next(unsigned long *id)
+{
+	lockdep_assert_held(&ppb_pools_lock);
+	return xa_find(&ppb_pools, id, ULONG_MAX, XA_PRESENT);
+}
+
 void ppb_pool_free(struct ppb_pool *pool)
 {
 	ptr_ring_cleanup(&pool->ring, NULL);
@@ -111,6 +118,10 @@ void ppb_pool_free(struct ppb_pool *pool)
 
 static int __init ppb_init(void)
 {
+	int err = ppb_nl_init();
+
+	if (err)
+		return err;
 	pr_info("ppkit: page_pool backport loaded (stats always on)\n");
 	return 0;
 }
@@ -123,6 +134,7 @@ static void __exit ppb_exit(void)
 	xa_for_each(&ppb_pools, id, pool)
 		ppb_pool_shutdown(pool);
 	xa_destroy(&ppb_pools);
+	ppb_nl_exit();
 }
 
 module_init(ppb_init);

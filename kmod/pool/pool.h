@@ -61,6 +61,7 @@ enum ppb_pctr {
 	PPB_P_RELEASED,
 	PPB_P_SYNC,
 	PPB_P_SYNC_BYTES,
+	PPB_P_RESIZE_DROPPED,		/* ring shrunk by pool-set: released */
 	PPB_P_NR
 };
 
@@ -115,7 +116,10 @@ struct ppb_pool {
 	struct ptr_ring ring ____cacheline_aligned_in_smp;
 	atomic64_t release_cnt;		/* pages that left: released or orphaned */
 
+	u32 refill_batch;		/* pages per cache refill, set by pool-set */
 	u32 id;
+	int ifindex;			/* of params.netdev, 0 if none */
+	unsigned int napi_id;
 	char owner[32];
 	ktime_t created;
 	ktime_t detached;
@@ -238,6 +242,10 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 			 bool refill);
 unsigned int ppb_lent_count(const struct ppb_pool *pool);
 void ppb_lent_flush(struct ppb_pool *pool);
+/* netlink.c */
+int ppb_nl_init(void);
+void ppb_nl_exit(void);
+void ppb_nl_notify(struct ppb_pool *pool, int cmd);
 /* main.c */
 extern unsigned int ppb_lend_timeout_ms;
 extern unsigned int ppb_shutdown_warn_s;
@@ -246,6 +254,7 @@ void ppb_registry_del(struct ppb_pool *pool);
 void ppb_registry_lock(void);
 void ppb_registry_unlock(void);
 struct ppb_pool *ppb_registry_find(u32 id);
+struct ppb_pool *ppb_registry_next(unsigned long *id);
 void ppb_pool_free(struct ppb_pool *pool);
 void ppb_pool_shutdown(struct ppb_pool *pool);
 

@@ -4,6 +4,7 @@
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <uapi/linux/ppkit.h>
 #include "pool.h"
 
 /*
@@ -62,6 +63,7 @@ static bool ppb_pool_try_free(struct ppb_pool *pool, bool force)
 	if (left)
 		pr_err("ppkit: pool %u (%s): %llu pages leaked at unload: the driver never returned them\n",
 		       pool->id, pool->owner, left);
+	ppb_nl_notify(pool, PPKIT_CMD_POOL_DEL_NTF);
 	ppb_registry_del(pool);
 	ppb_pool_free(pool);
 	return true;
@@ -101,6 +103,7 @@ void ppb_pool_destroy(struct ppb_pool *pool)
 	pool->destroy_jiffies = jiffies;
 	pool->next_warn = jiffies + READ_ONCE(ppb_shutdown_warn_s) * HZ;
 	INIT_DELAYED_WORK(&pool->release_dw, ppb_release_retry);
+	ppb_nl_notify(pool, PPKIT_CMD_POOL_CHANGE_NTF);
 	if (!ppb_pool_try_free(pool, false))
 		schedule_delayed_work(&pool->release_dw, HZ);
 }

@@ -121,7 +121,8 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	o[PPB_STAT_RELEASED_PFMEMALLOC] = p[PPB_P_PFMEMALLOC] + c[PPB_C_RECLAIM_PFMEMALLOC];
 	o[PPB_STAT_RELEASED_FAR_NODE] = p[PPB_P_FAR_NODE] + c[PPB_C_RECLAIM_FAR_NODE];
 	o[PPB_STAT_RELEASED_DESTROYED] = p[PPB_P_DESTROYED];
-	o[PPB_STAT_RING_CONSUMED] = c[PPB_C_RING_CONSUMED];
+	/* Taken out by refills and flushes, or dropped by a pool-set shrink. */
+	o[PPB_STAT_RING_CONSUMED] = c[PPB_C_RING_CONSUMED] + p[PPB_P_RESIZE_DROPPED];
 	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC];
 	o[PPB_STAT_SYNC_FOR_DEVICE_BYTES] = p[PPB_P_SYNC_BYTES];
 
@@ -129,7 +130,7 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 				      c[PPB_C_ORPHANED]);
 	st->inflight_bytes = st->inflight_pages * pool->page_bytes;
 	st->cache_pages = n;
-	st->ring_pages = ppb_diff(o[PPB_STAT_RECYCLE_RING], c[PPB_C_RING_CONSUMED]);
+	st->ring_pages = ppb_diff(o[PPB_STAT_RECYCLE_RING], o[PPB_STAT_RING_CONSUMED]);
 	st->lent_pages = READ_ONCE(pool->lent_tail) - READ_ONCE(pool->lent_head);
 }
 EXPORT_SYMBOL_GPL(ppb_get_stats);

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Static analysis of our kernel code: checkpatch --strict and sparse (C=2).
+# Static analysis of our kernel code: checkpatch --strict and sparse (C=2),
+# and the ynl spec of the netlink family checked against its uapi header.
 # checkpatch comes from Debian's linux-source-6.1 (scripts/deps.sh installs it);
 # only the three files it needs are unpacked, once, into build/tools.
 set -euo pipefail
@@ -44,4 +45,6 @@ if grep -E '(warning|error):' build/sparse.log; then
 else
 	echo "sparse: clean"
 fi
+echo "netlink spec vs uapi header"
+/usr/bin/python3 tests/kernel/check-spec.py || fail=1
 exit $fail

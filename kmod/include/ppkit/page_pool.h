@@ -34,7 +34,7 @@ struct napi_struct;
 #define PPB_POOL_SIZE_MAX	32768
 /* Pages kept in the NAPI-local cache; a refill moves half of it at once. */
 #define PPB_CACHE_SIZE		128
-#define PPB_REFILL_BATCH	64
+#define PPB_REFILL_BATCH	64	/* default, and the most pool-set allows */
 
 struct ppb_params {
 	unsigned int flags;		/* PPB_FLAG_* */
@@ -47,6 +47,8 @@ struct ppb_params {
 	unsigned int offset;		/* where the device starts writing */
 	unsigned int max_len;		/* the most the device writes from offset */
 	const char *owner;		/* driver or module name, for reports */
+	struct net_device *netdev;	/* the netdev the pool serves, if any */
+	unsigned int queue;		/* and its RX queue */
 };
 
 /*
