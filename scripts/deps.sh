@@ -9,7 +9,8 @@ set -euo pipefail
 # The lab boots Debian's own 6.1 kernel, and modules are built against its headers:
 # the metapackages track the newest 6.1 ABI in the archive.
 PKGS=(
-	build-essential bc bison flex kmod cpio gzip xz-utils perl python3 file
+	build-essential bc bison flex kmod cpio gzip xz-utils perl file
+	python3 python3-yaml	# lab scripts; the netlink spec check
 	sparse
 	qemu-system-x86
 	busybox-static
