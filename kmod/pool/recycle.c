@@ -13,7 +13,7 @@
  * for the last time.  The same BH-off section keeps a softirq consumer on
  * this CPU from spinning on the producer lock we hold.
  */
-static bool ppb_ring_produce(struct ppb_pool *pool, struct page *page)
+static __always_inline bool ppb_ring_produce(struct ppb_pool *pool, struct page *page)
 {
 	bool bh = !in_softirq();
 	bool ok = false;
