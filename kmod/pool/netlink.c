@@ -129,17 +129,17 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* The pool named by @attr, with the registry locked; NULL and extack if none. */
+/* The pool named by @attr, with the registry locked; an ERR_PTR with extack if none. */
 static struct ppb_pool *ppkit_lookup(struct genl_info *info, int attr)
 {
 	struct ppb_pool *pool;
 
 	if (GENL_REQ_ATTR_CHECK(info, attr))
-		return NULL;
+		return ERR_PTR(-EINVAL);
 	pool = ppb_registry_find(nla_get_u32(info->attrs[attr]));
 	if (!pool) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr], "no such pool");
-		return NULL;
+		return ERR_PTR(-ENOENT);
 	}
 	return pool;
 }
@@ -156,7 +156,7 @@ static int ppkit_reply(struct genl_info *info, int attr,
 		return -ENOMEM;
 	ppb_registry_lock();
 	pool = ppkit_lookup(info, attr);
-	err = pool ? fill(msg, pool, info) : -ENOENT;
+	err = IS_ERR(pool) ? PTR_ERR(pool) : fill(msg, pool, info);
 	ppb_registry_unlock();
 	if (err) {
 		nlmsg_free(msg);
@@ -282,8 +282,8 @@ static int ppkit_nl_pool_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	ppb_registry_lock();
 	pool = ppkit_lookup(info, PPKIT_A_POOL_ID);
-	if (!pool) {
-		err = -ENOENT;
+	if (IS_ERR(pool)) {
+		err = PTR_ERR(pool);
 		goto out;
 	}
 	if (READ_ONCE(pool->destroyed)) {
@@ -330,7 +330,8 @@ static const struct genl_ops ppkit_nl_ops[] = {
 static struct genl_family ppkit_nl_family __ro_after_init = {
 	.name = PPKIT_FAMILY_NAME,
 	.version = PPKIT_FAMILY_VERSION,
-	.netnsok = true,
+	/* Pools are not per namespace, and neither are their notifications. */
+	.netnsok = false,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = ppkit_nl_ops,

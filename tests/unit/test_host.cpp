@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+// libppkit against the running kernel of this machine: the upstream netdev
+// family (Linux >= 6.8) with whatever pools and ops it has, and ppkit's own
+// family, which is there only if pp_backport is loaded.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "cli.h"
+#include "ppkit/client.h"
+
+using namespace ppkit;
+
+namespace {
+
+// The netdev client, or nothing (with the reason logged) on kernels without it.
+std::optional<Client> netdev_client()
+{
+	try {
+		return Client(Source::Netdev);
+	} catch (const Error &e) {
+		if (e.code() != Errc::FamilyMissing)
+			throw;
+		WARN("SKIPPED: this kernel has no netdev netlink family (" << e.what() << ")");
+		return std::nullopt;
+	}
+}
+
+}  // namespace
+
+TEST_CASE("netdev backend on the running kernel", "[host]")
+{
+	auto c = netdev_client();
+	if (!c)
+		return;
+	CHECK(c->source() == Source::Netdev);
+
+	std::vector<Pool> pools;
+	REQUIRE_NOTHROW(pools = c->pools());
+	for (const Pool &p : pools) {
+		CHECK(p.source == Source::Netdev);
+		CHECK(p.id != 0);
+	}
+
+	bool has = false;
+	REQUIRE_NOTHROW(has = c->has_stats());
+	std::vector<Sample> samples;
+	REQUIRE_NOTHROW(samples = c->sample());
+	CHECK(samples.size() >= pools.size() - std::min<std::size_t>(pools.size(), 2));
+	if (!has) {
+		// No page-pool-stats-get here: said cleanly, not as a netlink error.
+		for (const Sample &s : samples)
+			CHECK(s.stats.empty());
+		try {
+			c->stats();
+			FAIL("stats() without a stats op must throw");
+		} catch (const Error &e) {
+			CHECK(e.code() == Errc::NotSupported);
+			CHECK_THAT(e.what(), Catch::Contains("no page_pool stats"));
+		}
+	} else {
+		REQUIRE_NOTHROW(c->stats());
+	}
+	// Pools come and go: an id that does not exist is named in the error.
+	try {
+		c->pool(0xfffffff0u);
+		FAIL("pool 0xfffffff0 exists?");
+	} catch (const Error &e) {
+		CHECK(e.code() == Errc::NoSuchPool);
+		CHECK_THAT(e.what(), Catch::Contains("no pool 4294967280"));
+	}
+	CHECK_THROWS_AS(c->set(1, {64, std::nullopt}), Error);
+}
+
+TEST_CASE("ppctl --source netdev stats on the running kernel", "[host]")
+{
+	if (!netdev_client())
+		return;
+	const char *argv[] = {"ppctl", "--source", "netdev", "stats"};
+	std::ostringstream out, err;
+	CHECK(ppctl::run(4, argv, out, err) == ppctl::kExitOk);
+	const char *jargv[] = {"ppctl", "--source", "netdev", "--json", "stats"};
+	std::ostringstream jout, jerr;
+	REQUIRE(ppctl::run(5, jargv, jout, jerr) == ppctl::kExitOk);
+	CHECK_THAT(jout.str(), Catch::Contains("\"version\":1") && Catch::Contains("\"netdev\""));
+}
+
+TEST_CASE("netdev notifications can be watched", "[host]")
+{
+	if (!netdev_client())
+		return;
+	try {
+		Monitor m(Source::Netdev);
+		CHECK(m.fd() >= 0);
+	} catch (const Error &e) {
+		// Joining page-pool needs CAP_NET_ADMIN: fine for a user run.
+		CHECK(e.code() == Errc::Permission);
+	}
+}
+
+TEST_CASE("ppkit backend: present, or missing with the way to load it", "[host]")
+{
+	try {
+		Client c(Source::Ppkit);
+		CHECK_NOTHROW(c.pools());
+		CHECK(c.has_stats());
+	} catch (const Error &e) {
+		REQUIRE(e.code() == Errc::FamilyMissing);
+		CHECK_THAT(e.what(), Catch::StartsWith("pp_backport is not loaded: modprobe pp_backport"));
+		const char *argv[] = {"ppctl", "list"};
+		std::ostringstream out, err;
+		CHECK(ppctl::run(2, argv, out, err) == ppctl::kExitKernel);
+		CHECK(err.str() == "ppctl: pp_backport is not loaded: modprobe pp_backport "
+				   "(or insmod kmod/pool/pp_backport.ko)\n");
+	}
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+// The netlink plumbing: bytes in and out, "uint" attributes, and the
+// kernel's extended-ack message in error replies.
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+
+#include <linux/netlink.h>
+
+#include "fixtures.h"
+#include "nl.h"
+#include "ppkit/error.h"
+
+using namespace ppkit;
+using fixture::Builder;
+using fixture::Bytes;
+
+TEST_CASE("messages survive the trip to bytes and back", "[nl]")
+{
+	auto m = nl::genl_request(0x30, 4, 1, NLM_F_DUMP);
+	nl::put_u32(m.get(), 2, 0xdeadbeef);
+	Bytes b = nl::to_bytes(m.get());
+	CHECK(b.size() == 28);
+	auto back = nl::from_bytes(b);
+	CHECK(nl::to_bytes(back.get()) == b);
+	CHECK(nl::genl_cmd(back.get()) == 4);
+	CHECK(nlmsg_hdr(back.get())->nlmsg_flags == NLM_F_DUMP);
+}
+
+TEST_CASE("from_bytes refuses what is not a message", "[nl]")
+{
+	CHECK_THROWS_AS(nl::from_bytes(Bytes{1, 2, 3}), Error);
+	Bytes b = Builder(0x30, 0, 1).u32(1, 1).bytes();
+	b[0] = 0xff;	// longer than the bytes
+	CHECK_THROWS_AS(nl::from_bytes(b), Error);
+	Bytes tiny(16, 0);
+	tiny[0] = 16;	// a bare netlink header: not generic netlink
+	auto m = nl::from_bytes(tiny);
+	CHECK_THROWS_AS(nl::genl_cmd(m.get()), Error);
+}
+
+TEST_CASE("uint attributes are u32 or u64", "[nl]")
+{
+	auto m = Builder(0x30, 0, 1).u32(1, 7).u64(2, 1ull << 40).raw(3, "abc", 3).msg();
+	nlattr *tb[4] = {};
+	REQUIRE(genlmsg_parse(nlmsg_hdr(m.get()), 0, tb, 3, nullptr) == 0);
+	CHECK(nl::get_uint(tb[1]) == 7);
+	CHECK(nl::get_uint(tb[2]) == 1ull << 40);
+	CHECK_THROWS_AS(nl::get_uint(tb[3]), Error);
+}
+
+TEST_CASE("extended ack messages", "[nl][extack]")
+{
+	SECTION("capped error: the TLVs follow the echoed header")
+	{
+		const Bytes err = {
+			0x40, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x03, // NLMSG_ERROR, CAPPED|ACK_TLVS
+			0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+			0xea, 0xff, 0xff, 0xff,				// -EINVAL
+			0x24, 0x00, 0x00, 0x00, 0x22, 0x00, 0x05, 0x00, // the request's header
+			0x05, 0x00, 0x00, 0x00, 0xd2, 0x04, 0x00, 0x00,
+			0x1b, 0x00, 0x01, 0x00,				// NLMSGERR_ATTR_MSG
+			0x72, 0x69, 0x6e, 0x67, 0x20, 0x73, 0x69, 0x7a, 0x65, 0x20, 0x6f, 0x75,
+			0x74, 0x20, 0x6f, 0x66, 0x20, 0x72, 0x61, 0x6e, 0x67, 0x65, 0x00, 0x00,
+		};
+		auto m = fixture::msg(err);
+		CHECK(nl::extack_message(nlmsg_hdr(m.get())) == "ring size out of range");
+	}
+	SECTION("uncapped error: the request's payload comes first")
+	{
+		const Bytes err = {
+			0x38, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x02, // ACK_TLVS only
+			0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+			0xff, 0xff, 0xff, 0xff,				// -EPERM
+			0x1c, 0x00, 0x00, 0x00, 0x22, 0x00, 0x05, 0x00, 0x05, 0x00, 0x00, 0x00,
+			0xd2, 0x04, 0x00, 0x00,
+			0x06, 0x01, 0x00, 0x00, 0x08, 0x00, 0x02, 0x00, 0x03, 0x00, 0x00, 0x00,
+			0x07, 0x00, 0x01, 0x00, 0x6e, 0x6f, 0x00, 0x00, // MSG "no"
+		};
+		auto m = fixture::msg(err);
+		CHECK(nl::extack_message(nlmsg_hdr(m.get())) == "no");
+	}
+	SECTION("no TLVs: no message")
+	{
+		Bytes err = {
+			0x24, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x01, // CAPPED only
+			0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xfe, 0xff, 0xff, 0xff,
+			0x14, 0x00, 0x00, 0x00, 0x22, 0x00, 0x05, 0x00, 0x05, 0x00, 0x00, 0x00,
+			0xd2, 0x04, 0x00, 0x00,
+		};
+		auto m = fixture::msg(err);
+		CHECK(nl::extack_message(nlmsg_hdr(m.get())).empty());
+	}
+	SECTION("a dump that failed midway: error and message in NLMSG_DONE")
+	{
+		Bytes done = {
+			0x20, 0x00, 0x00, 0x00, 0x03, 0x00, 0x02, 0x02, // NLMSG_DONE, MULTI|ACK_TLVS
+			0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf4, 0xff, 0xff, 0xff,
+			0x0a, 0x00, 0x01, 0x00, 0x6f, 0x6f, 0x6d, 0x21, 0x21, 0x00, 0x00, 0x00, // "oom!!"
+		};
+		auto m = fixture::msg(done);
+		CHECK(nl::extack_message(nlmsg_hdr(m.get())) == "oom!!");
+	}
+	SECTION("a truncated error message is not read past its end")
+	{
+		Bytes err = {
+			0x18, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x03,
+			0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+			0xea, 0xff, 0xff, 0xff, 0x24, 0x00, 0x00, 0x00,
+		};
+		auto m = fixture::msg(err);
+		CHECK(nl::extack_message(nlmsg_hdr(m.get())).empty());
+	}
+}
+
+TEST_CASE("a generic netlink socket opens here", "[nl][host]")
+{
+	nl::Socket s;
+	CHECK(s.fd() >= 0);
+	// The controller resolves itself; a family that does not exist is 0.
+	CHECK(s.family("nlctrl") == GENL_ID_CTRL);
+	CHECK(s.family("ppkit-no-such-family") == 0);
+}

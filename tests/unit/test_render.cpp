@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+// What ppctl prints: tables for people, JSON for programs (the schema of
+// Documentation/ppctl.rst: these tests pin its field names).
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <sstream>
+
+#include "render.h"
+
+using namespace ppctl;
+using namespace ppkit;
+using nlohmann::json;
+
+namespace {
+
+Pool pool(std::uint32_t id, std::uint64_t inflight = 8)
+{
+	Pool p;
+	p.id = id;
+	p.owner = "pp_poolgen";
+	p.ifindex = 1;
+	p.ifname = "lo";
+	p.queue = id - 1;
+	p.nid = -1;
+	p.order = 0;
+	p.ring_size = 1024;
+	p.cache_size = 128;
+	p.refill_batch = 64;
+	p.inflight = inflight;
+	p.created_ns = 1'000'000'000;
+	return p;
+}
+
+Sample busy(std::uint32_t id)
+{
+	Sample s;
+	s.pool = pool(id);
+	s.stats.pool_id = id;
+	for (std::size_t i = 0; i < kCounterCount; i++)
+		s.stats.set(static_cast<Counter>(i), 0);
+	s.stats.set(Counter::PagesFromCache, 8000);
+	s.stats.set(Counter::PagesFromRing, 1000);
+	s.stats.set(Counter::PagesFromAlloc, 1000);
+	s.stats.set(Counter::RecycleCached, 9000);
+	s.stats.set(Counter::RecycleRing, 500);
+	s.stats.set(Counter::PagesReturned, 9992);
+	s.stats.set(Counter::PagesAllocated, 1000);
+	s.stats.set(Counter::PagesReleased, 492);
+	s.stats.set(Counter::Inflight, 8);
+	s.stats.set(Counter::CachePages, 300);
+	s.stats.set(Counter::RingPages, 200);
+	s.realtime_ns = 11'000'000'000;	// 10 s after creation
+	return s;
+}
+
+std::vector<std::string> lines(const std::string &s)
+{
+	std::vector<std::string> v;
+	std::istringstream in(s);
+	for (std::string l; std::getline(in, l);)
+		v.push_back(l);
+	return v;
+}
+
+std::set<std::string> keys(const json &j)
+{
+	std::set<std::string> k;
+	for (const auto &[key, v] : j.items())
+		k.insert(key);
+	return k;
+}
+
+}  // namespace
+
+TEST_CASE("the device cell", "[render]")
+{
+	Pool p;
+	CHECK(dev_cell(p) == "-");
+	p.ifindex = 7;
+	CHECK(dev_cell(p) == "#7");
+	p.ifname = "eth0";
+	CHECK(dev_cell(p) == "eth0/7");
+}
+
+TEST_CASE("ppctl list: one aligned line per pool", "[render]")
+{
+	std::vector<Pool> pools = {pool(1), pool(2, 1234567)};
+	pools[1].detach_time_ns = 5;
+	pools[1].napi_id = 8193;
+	auto l = lines(pools_table(pools, {false, 80, false}));
+	REQUIRE(l.size() == 3);
+	CHECK(l[0] == "ID  OWNER       DEV   QUEUE  NAPI   NODE  ORDER  RING  INFLIGHT  STATE");
+	CHECK(l[1] == " 1  pp_poolgen  lo/1      0     -  local      0  1024         8  live");
+	CHECK(l[2] == " 2  pp_poolgen  lo/1      1  8193  local      0  1024      1.2M  detached");
+	CHECK_THAT(pools_table(pools, {true, 80, false}), Catch::Contains("1234567"));
+	CHECK_THAT(pools_table(pools, {false, 80, true}), Catch::Contains("SRC") && Catch::Contains("ppkit"));
+	for (const auto &x : lines(pools_table(pools, {false, 40, false}))) {
+		CHECK(x.size() <= 40);
+		CHECK_THAT(x, Catch::StartsWith(" 1") || Catch::StartsWith(" 2") ||
+				      Catch::StartsWith("ID"));
+	}
+}
+
+TEST_CASE("ppctl stats: counters and cumulative rates", "[render]")
+{
+	auto out = stats_table({busy(1)}, {false, 120, false});
+	auto l = lines(out);
+	REQUIRE(l.size() == 2);
+	CHECK_THAT(l[0], Catch::StartsWith("ID  DEV   Q  SERVED    HIT  RECYCLE"));
+	CHECK_THAT(l[1], Catch::Contains("10K") && Catch::Contains("90.0%") &&
+				 Catch::Contains("95.1%") && Catch::Contains("live"));
+	// 80 columns: the least useful columns go, the rates stay.
+	for (const auto &x : lines(stats_table({busy(1)}, {false, 80, false}))) {
+		CHECK(x.size() <= 80);
+	}
+	CHECK_THAT(stats_table({busy(1)}, {false, 60, false}), Catch::Contains("RECYCLE"));
+
+	Sample bare;	// a pool whose family has no page counters
+	bare.pool = pool(3);
+	bare.pool.source = Source::Netdev;
+	bare.stats.set(Counter::AllocFast, 5);
+	auto b = lines(stats_table({bare}, {false, 120, false}));
+	CHECK_THAT(b[1], Catch::Contains("  -  "));
+}
+
+TEST_CASE("ppctl stats --long: every counter by name", "[render]")
+{
+	auto out = stats_long({busy(4)}, {true, 100, false});
+	CHECK_THAT(out, Catch::StartsWith("pool 4  owner pp_poolgen  dev lo/1  queue 3  live\n"));
+	for (std::size_t i = 0; i < kCounterCount; i++)
+		CHECK_THAT(out, Catch::Contains(std::string(name(static_cast<Counter>(i)))));
+	CHECK_THAT(out, Catch::Contains("hit rate 90.0%  recycle rate 95.1%  (over 10.0s since creation)"));
+	for (const auto &x : lines(out))
+		CHECK(x.size() <= 100);
+	Sample none;
+	none.pool = pool(5);
+	CHECK_THAT(stats_long({none}, {}), Catch::Contains("(no statistics)"));
+}
+
+TEST_CASE("ppctl stats --interval: vmstat-like lines", "[render]")
+{
+	Sample a = busy(1), b = busy(1);
+	b.stats.set(Counter::PagesFromCache, 8000 + 900);
+	b.stats.set(Counter::PagesFromAlloc, 1000 + 100);
+	b.stats.set(Counter::RecycleCached, 9000 + 1000);
+	b.stats.set(Counter::PagesReturned, 9992 + 1000);
+	b.taken = a.taken + std::chrono::seconds(1);
+	std::vector<IntervalRow> rows = {{b, window(a, b)}};
+	auto l = lines(interval_lines(rows, {false, 100, false}, true));
+	REQUIRE(l.size() == 2);
+	CHECK_THAT(l[0], Catch::StartsWith("   ID  DEV       SERVED/s     HIT  RECYCLE"));
+	CHECK_THAT(l[1], Catch::Contains("1.0K") && Catch::Contains("90.0%") &&
+				 Catch::Contains("100.0%"));
+	// Later intervals: no header, same columns.
+	auto again = lines(interval_lines(rows, {false, 100, false}, false));
+	REQUIRE(again.size() == 1);
+	CHECK(again[0] == l[1]);
+
+	Sample r = busy(1);
+	r.stats.set(Counter::PagesFromCache, 1);	// went down
+	std::vector<IntervalRow> reset = {{r, window(a, r)}};
+	CHECK_THAT(interval_lines(reset, {false, 100, false}, false), Catch::Contains("reset"));
+}
+
+TEST_CASE("ppctl monitor: one line per event", "[render]")
+{
+	Event e;
+	e.kind = Event::Kind::Add;
+	e.pool = pool(5);
+	e.realtime_ns = 1'700'000'000'123'000'000;
+	auto l = event_line(e, {});
+	CHECK_THAT(l, Catch::Contains(" add    pool 5 owner pp_poolgen dev lo/1 queue 4 ring 1024 "
+				      "batch 64 inflight 8 live\n"));
+	CHECK_THAT(l, Catch::Contains(".123 "));
+	CHECK(std::count(l.begin(), l.end(), '\n') == 1);
+}
+
+TEST_CASE("JSON: pool fields", "[render][json]")
+{
+	json j = pool_json(pool(2));
+	CHECK(keys(j) == std::set<std::string>{
+				 "id", "source", "owner", "ifindex", "ifname", "queue", "napi_id",
+				 "nid", "order", "ring_size", "cache_size", "refill_batch", "max_len",
+				 "dma_dir", "inflight", "inflight_mem", "created_ns",
+				 "detach_time_ns", "state"});
+	CHECK(j["id"] == 2);
+	CHECK(j["source"] == "ppkit");
+	CHECK(j["ifname"] == "lo");
+	CHECK(j["nid"] == -1);
+	CHECK(j["napi_id"].is_null());
+	CHECK(j["dma_dir"].is_null());
+	CHECK(j["state"] == "live");
+	Pool anon;
+	CHECK(pool_json(anon)["owner"].is_null());
+}
+
+TEST_CASE("JSON: list and stats documents", "[render][json]")
+{
+	json l = list_doc({pool(1), pool(2)});
+	CHECK(l["version"] == kJsonVersion);
+	CHECK(l["command"] == "list");
+	CHECK(l["pools"].size() == 2);
+
+	json s = stats_doc({busy(1)}, {{Source::Ppkit, true}}, 42);
+	CHECK(keys(s) == std::set<std::string>{"version", "command", "time_ns", "sources", "pools"});
+	CHECK(s["sources"]["ppkit"]["stats"] == true);
+	const json &p = s["pools"][0];
+	CHECK(p["id"] == 1);
+	CHECK(p["counters"].size() == 27);
+	CHECK(p["counters"]["pages_from_cache"] == 8000);
+	CHECK(p["gauges"].size() == 5);
+	CHECK(p["gauges"]["inflight"] == 8);
+	CHECK(p["derived"]["served"] == 10000);
+	CHECK(p["derived"]["left_driver"] == 9992);
+	CHECK(p["rates"]["hit"].get<double>() == Approx(0.9));
+	CHECK(p["rates"]["recycle"].get<double>() == Approx(9500.0 / 9992.0));
+	CHECK(p["rates"]["seconds"].get<double>() == Approx(10.0));
+	// Round trip through text, as a consumer reads it.
+	CHECK(json::parse(s.dump()) == s);
+
+	Sample bare;
+	bare.pool = pool(3);
+	bare.pool.source = Source::Netdev;
+	json n = stats_doc({bare}, {{Source::Netdev, false}}, 42);
+	CHECK(n["sources"]["netdev"]["stats"] == false);
+	CHECK(n["pools"][0]["counters"]["alloc_fast"].is_null());
+	CHECK(n["pools"][0]["rates"]["hit"].is_null());
+}
+
+TEST_CASE("JSON: interval, event and set documents", "[render][json]")
+{
+	Sample a = busy(1), b = busy(1);
+	b.stats.set(Counter::PagesFromAlloc, 1100);
+	b.stats.set(Counter::PagesReturned, 10092);
+	b.taken = a.taken + std::chrono::milliseconds(500);
+	json d = interval_doc({{b, window(a, b)}}, 3, 0.5, 99);
+	CHECK(d["version"] == kJsonVersion);
+	CHECK(d["interval"]["seq"] == 3);
+	CHECK(d["interval"]["seconds"] == 0.5);
+	const json &p = d["pools"][0];
+	CHECK(p["reset"] == false);
+	CHECK(p["delta"]["pages_from_alloc"] == 100);
+	CHECK(p["delta"]["pages_from_cache"] == 0);
+	CHECK(p["per_second"]["served"].get<double>() == Approx(200.0));
+	CHECK(p["rates"]["hit"] == 0.0);
+	CHECK(p["rates"]["recycle"] == 0.0);
+	CHECK(p["gauges"]["ring_pages"] == 200);
+
+	Sample r = busy(1);
+	r.stats.set(Counter::PagesAllocated, 1);
+	json rd = interval_doc({{r, window(a, r)}}, 4, 0.5, 99);
+	CHECK(rd["pools"][0]["reset"] == true);
+	CHECK(rd["pools"][0]["delta"]["pages_allocated"].is_null());
+	CHECK(rd["pools"][0]["rates"]["hit"].is_null());
+
+	Event e;
+	e.kind = Event::Kind::Del;
+	e.pool = pool(9);
+	json ev = event_doc(e);
+	CHECK(ev["event"] == "del");
+	CHECK(ev["pool"]["id"] == 9);
+	CHECK(ev.dump().find('\n') == std::string::npos);	// one object per line
+
+	json st = set_doc(pool(2));
+	CHECK(st["command"] == "set");
+	CHECK(st["pool"]["ring_size"] == 1024);
+}
+
+TEST_CASE("JSON: streamed documents are the documents", "[render][json]")
+{
+	std::vector<Sample> samples = {busy(1), busy(2), busy(3)};
+	std::vector<std::pair<Source, bool>> src = {{Source::Ppkit, true}};
+	std::ostringstream a;
+	write_stats_doc(a, samples, src, 7);
+	CHECK(a.str() == stats_doc(samples, src, 7).dump() + "\n");
+	std::ostringstream e;
+	write_stats_doc(e, {}, src, 7);
+	CHECK(e.str() == stats_doc({}, src, 7).dump() + "\n");
+	CHECK(json::parse(e.str())["pools"].empty());
+
+	std::vector<Pool> pools = {pool(1), pool(2)};
+	std::ostringstream l;
+	write_list_doc(l, pools);
+	CHECK(l.str() == list_doc(pools).dump() + "\n");
+	std::ostringstream n;
+	write_list_doc(n, {});
+	CHECK(n.str() == "{\"command\":\"list\",\"pools\":[],\"version\":1}\n");
+}

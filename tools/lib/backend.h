@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+// libppkit internals: what each family (backend) provides to Client.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ppkit/types.h"
+
+namespace ppkit::detail {
+
+class Backend {
+public:
+	virtual ~Backend() = default;
+	virtual Source source() const = 0;
+	virtual std::vector<Pool> pools() = 0;
+	virtual Pool pool(std::uint32_t id) = 0;
+	// Nothing when the kernel keeps no statistics.
+	virtual std::optional<std::vector<Stats>> stats(std::optional<std::uint32_t> ifindex) = 0;
+	virtual std::optional<Stats> stats(std::uint32_t id) = 0;
+	virtual bool has_stats() = 0;
+	virtual void set(std::uint32_t id, const PoolSettings &s) = 0;
+};
+
+std::unique_ptr<Backend> make_backend(Source source);
+// Fill Pool::ifname from Pool::ifindex.
+void resolve_ifnames(std::vector<Pool> &pools);
+
+}  // namespace ppkit::detail

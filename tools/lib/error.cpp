@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ppkit/error.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace ppkit {
+
+namespace {
+
+std::string compose(const std::string &message, const std::string &extack)
+{
+	if (extack.empty() || message.find(extack) != std::string::npos)
+		return message;
+	return fmt::format("{}; kernel: {}", message, extack);
+}
+
+}  // namespace
+
+std::string_view to_string(Errc c)
+{
+	switch (c) {
+	case Errc::FamilyMissing:
+		return "family-missing";
+	case Errc::Permission:
+		return "permission";
+	case Errc::NoSuchPool:
+		return "no-such-pool";
+	case Errc::NotSupported:
+		return "not-supported";
+	case Errc::InvalidArgument:
+		return "invalid-argument";
+	case Errc::Kernel:
+		return "kernel";
+	case Errc::Protocol:
+		return "protocol";
+	case Errc::System:
+		return "system";
+	}
+	return "unknown";
+}
+
+Error::Error(Errc code, const std::string &message, int sys_errno, std::string extack)
+	: std::runtime_error(compose(message, extack)), code_(code), errno_(sys_errno),
+	  extack_(std::move(extack))
+{
+}
+
+Error family_missing(Source source)
+{
+	if (source == Source::Ppkit)
+		return Error(Errc::FamilyMissing,
+			     "pp_backport is not loaded: modprobe pp_backport "
+			     "(or insmod kmod/pool/pp_backport.ko)");
+	return Error(Errc::FamilyMissing,
+		     "this kernel has no netdev netlink family (it needs Linux >= 6.8 "
+		     "for page pools): use --source ppkit");
+}
+
+Error kernel_error(int err, std::string extack, const ErrorContext &ctx)
+{
+	err = std::abs(err);
+	const std::string op = ctx.op.empty() ? std::string("request") : std::string(ctx.op);
+
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return Error(Errc::Permission,
+			     fmt::format("{} needs CAP_NET_ADMIN: run it as root", op), err,
+			     std::move(extack));
+	case ENOENT:
+		if (ctx.pool_id)
+			return Error(Errc::NoSuchPool,
+				     fmt::format("no pool {} (see ppctl list{})", *ctx.pool_id,
+						 ctx.source == Source::Netdev ? " --source netdev" : ""),
+				     err, std::move(extack));
+		break;
+	case EOPNOTSUPP:
+		return Error(Errc::NotSupported,
+			     fmt::format("{}: this kernel does not support it", op), err,
+			     std::move(extack));
+	case EINVAL:
+	case ERANGE:
+		return Error(Errc::InvalidArgument,
+			     fmt::format("{}: the kernel refused the request: {}", op,
+					 extack.empty() ? std::strerror(err) : extack),
+			     err, std::move(extack));
+	default:
+		break;
+	}
+	return Error(Errc::Kernel, fmt::format("{}: {}", op, std::strerror(err)), err,
+		     std::move(extack));
+}
+
+}  // namespace ppkit

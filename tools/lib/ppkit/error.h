@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+// libppkit: one exception type, with a category a tool can act on and a
+// message that says what to do next.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "ppkit/types.h"
+
+namespace ppkit {
+
+enum class Errc : std::uint8_t {
+	FamilyMissing,	 // the generic netlink family is not registered
+	Permission,	 // EPERM/EACCES: the operation needs CAP_NET_ADMIN
+	NoSuchPool,	 // ENOENT for a pool id
+	NotSupported,	 // EOPNOTSUPP: the kernel lacks the operation
+	InvalidArgument, // EINVAL/ERANGE: the kernel refused a value
+	Kernel,		 // any other error the kernel returned
+	Protocol,	 // a reply we cannot parse
+	System,		 // a socket call failed
+};
+
+std::string_view to_string(Errc c);
+
+class Error : public std::runtime_error {
+public:
+	Error(Errc code, const std::string &message, int sys_errno = 0,
+	      std::string extack = {});
+
+	Errc code() const noexcept { return code_; }
+	// The positive errno behind the error, 0 if none.
+	int sys_errno() const noexcept { return errno_; }
+	// The kernel's extended-ack message, "" if it sent none.
+	const std::string &extack() const noexcept { return extack_; }
+
+private:
+	Errc code_;
+	int errno_;
+	std::string extack_;
+};
+
+// What a failed request was about, to word the error.
+struct ErrorContext {
+	Source source = Source::Ppkit;
+	std::string_view op;			// "pool-get", "pool-set", ...
+	std::optional<std::uint32_t> pool_id;	// the pool the request named
+};
+
+// The error for a kernel reply of -@err (a positive or negative errno).
+Error kernel_error(int err, std::string extack, const ErrorContext &ctx);
+
+// The error for a family that is not registered.
+Error family_missing(Source source);
+
+}  // namespace ppkit

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ppkit_family.h"
+
+#include <array>
+
+#include <linux/ppkit.h>
+
+#include <fmt/format.h>
+
+#include "ppkit/error.h"
+
+namespace ppkit::wire {
+
+namespace {
+
+constexpr nla_policy fixed(int type, std::uint16_t len)
+{
+	nla_policy p{};
+	p.type = static_cast<std::uint16_t>(type);
+	p.minlen = len;
+	p.maxlen = len;
+	return p;
+}
+
+constexpr nla_policy u32p = fixed(NLA_U32, 4);
+constexpr nla_policy s32p = fixed(NLA_S32, 4);
+constexpr nla_policy u64p = fixed(NLA_U64, 8);
+
+// What the uapi says each attribute is; anything else is a protocol error.
+const std::array<nla_policy, PPKIT_A_POOL_MAX + 1> &pool_policy()
+{
+	static const auto p = [] {
+		std::array<nla_policy, PPKIT_A_POOL_MAX + 1> a{};
+		a[PPKIT_A_POOL_ID] = u32p;
+		a[PPKIT_A_POOL_OWNER].type = NLA_STRING;
+		a[PPKIT_A_POOL_IFINDEX] = u32p;
+		a[PPKIT_A_POOL_QUEUE] = u32p;
+		a[PPKIT_A_POOL_NAPI_ID] = u32p;
+		a[PPKIT_A_POOL_NID] = s32p;
+		a[PPKIT_A_POOL_ORDER] = u32p;
+		a[PPKIT_A_POOL_RING_SIZE] = u32p;
+		a[PPKIT_A_POOL_CACHE_SIZE] = u32p;
+		a[PPKIT_A_POOL_REFILL_BATCH] = u32p;
+		a[PPKIT_A_POOL_MAX_LEN] = u32p;
+		a[PPKIT_A_POOL_DMA_DIR] = u32p;
+		a[PPKIT_A_POOL_INFLIGHT] = u64p;
+		a[PPKIT_A_POOL_INFLIGHT_MEM] = u64p;
+		a[PPKIT_A_POOL_CREATED] = u64p;
+		a[PPKIT_A_POOL_DETACH_TIME] = u64p;
+		return a;
+	}();
+	return p;
+}
+
+bool stats_attr_is_u32(int type)
+{
+	return type == PPKIT_A_STATS_POOL_ID || type == PPKIT_A_STATS_IFINDEX ||
+	       type == PPKIT_A_STATS_CACHE_PAGES || type == PPKIT_A_STATS_RING_PAGES ||
+	       type == PPKIT_A_STATS_LENT_PAGES;
+}
+
+const std::array<nla_policy, PPKIT_A_STATS_MAX + 1> &stats_policy()
+{
+	static const auto p = [] {
+		std::array<nla_policy, PPKIT_A_STATS_MAX + 1> a{};
+		for (int t = PPKIT_A_STATS_POOL_ID; t <= PPKIT_A_STATS_MAX; t++)
+			a[t] = stats_attr_is_u32(t) ? u32p : u64p;
+		return a;
+	}();
+	return p;
+}
+
+template <std::size_t N>
+void parse(nl_msg *msg, std::array<nlattr *, N> &tb, const std::array<nla_policy, N> &policy,
+	   const char *what)
+{
+	int err = genlmsg_parse(nlmsg_hdr(msg), 0, tb.data(), static_cast<int>(N - 1),
+				const_cast<nla_policy *>(policy.data()));
+	if (err < 0)
+		throw Error(Errc::Protocol,
+			    fmt::format("malformed {} message from the kernel: {}", what,
+					nl_geterror(err)));
+}
+
+std::optional<std::uint32_t> opt_u32(nlattr *a)
+{
+	return a ? std::optional(nla_get_u32(a)) : std::nullopt;
+}
+
+std::optional<std::uint64_t> opt_u64(nlattr *a)
+{
+	return a ? std::optional(nla_get_u64(a)) : std::nullopt;
+}
+
+}  // namespace
+
+nl::MsgPtr ppkit_pool_get(int family, std::optional<std::uint32_t> id)
+{
+	auto msg = nl::genl_request(family, PPKIT_CMD_POOL_GET, PPKIT_FAMILY_VERSION,
+				    id ? 0 : NLM_F_DUMP);
+	if (id)
+		nl::put_u32(msg.get(), PPKIT_A_POOL_ID, *id);
+	return msg;
+}
+
+nl::MsgPtr ppkit_stats_get(int family, std::optional<std::uint32_t> id,
+			   std::optional<std::uint32_t> ifindex)
+{
+	auto msg = nl::genl_request(family, PPKIT_CMD_STATS_GET, PPKIT_FAMILY_VERSION,
+				    id ? 0 : NLM_F_DUMP);
+	if (id)
+		nl::put_u32(msg.get(), PPKIT_A_STATS_POOL_ID, *id);
+	else if (ifindex)
+		nl::put_u32(msg.get(), PPKIT_A_STATS_IFINDEX, *ifindex);
+	return msg;
+}
+
+nl::MsgPtr ppkit_pool_set(int family, std::uint32_t id, const PoolSettings &s)
+{
+	if (!s.ring_size && !s.refill_batch)
+		throw Error(Errc::InvalidArgument, "pool-set: nothing to set");
+	auto msg = nl::genl_request(family, PPKIT_CMD_POOL_SET, PPKIT_FAMILY_VERSION, 0);
+	nl::put_u32(msg.get(), PPKIT_A_POOL_ID, id);
+	if (s.ring_size)
+		nl::put_u32(msg.get(), PPKIT_A_POOL_RING_SIZE, *s.ring_size);
+	if (s.refill_batch)
+		nl::put_u32(msg.get(), PPKIT_A_POOL_REFILL_BATCH, *s.refill_batch);
+	return msg;
+}
+
+Pool ppkit_parse_pool(nl_msg *msg)
+{
+	std::array<nlattr *, PPKIT_A_POOL_MAX + 1> tb{};
+	parse(msg, tb, pool_policy(), "pool");
+	if (!tb[PPKIT_A_POOL_ID])
+		throw Error(Errc::Protocol, "pool message from the kernel without a pool id");
+
+	Pool p;
+	p.source = Source::Ppkit;
+	p.id = nla_get_u32(tb[PPKIT_A_POOL_ID]);
+	if (tb[PPKIT_A_POOL_OWNER])
+		p.owner = nla_get_string(tb[PPKIT_A_POOL_OWNER]);
+	p.ifindex = opt_u32(tb[PPKIT_A_POOL_IFINDEX]);
+	p.queue = opt_u32(tb[PPKIT_A_POOL_QUEUE]);
+	p.napi_id = opt_u32(tb[PPKIT_A_POOL_NAPI_ID]);
+	if (tb[PPKIT_A_POOL_NID])
+		p.nid = nla_get_s32(tb[PPKIT_A_POOL_NID]);
+	p.order = opt_u32(tb[PPKIT_A_POOL_ORDER]);
+	p.ring_size = opt_u32(tb[PPKIT_A_POOL_RING_SIZE]);
+	p.cache_size = opt_u32(tb[PPKIT_A_POOL_CACHE_SIZE]);
+	p.refill_batch = opt_u32(tb[PPKIT_A_POOL_REFILL_BATCH]);
+	p.max_len = opt_u32(tb[PPKIT_A_POOL_MAX_LEN]);
+	p.dma_dir = opt_u32(tb[PPKIT_A_POOL_DMA_DIR]);
+	p.inflight = opt_u64(tb[PPKIT_A_POOL_INFLIGHT]);
+	p.inflight_mem = opt_u64(tb[PPKIT_A_POOL_INFLIGHT_MEM]);
+	p.created_ns = opt_u64(tb[PPKIT_A_POOL_CREATED]);
+	p.detach_time_ns = opt_u64(tb[PPKIT_A_POOL_DETACH_TIME]);
+	return p;
+}
+
+Stats ppkit_parse_stats(nl_msg *msg)
+{
+	std::array<nlattr *, PPKIT_A_STATS_MAX + 1> tb{};
+	parse(msg, tb, stats_policy(), "stats");
+	if (!tb[PPKIT_A_STATS_POOL_ID])
+		throw Error(Errc::Protocol, "stats message from the kernel without a pool id");
+
+	Stats s;
+	s.source = Source::Ppkit;
+	s.pool_id = nla_get_u32(tb[PPKIT_A_STATS_POOL_ID]);
+	s.ifindex = opt_u32(tb[PPKIT_A_STATS_IFINDEX]);
+	for (int t = PPKIT_A_STATS_FIRST_COUNTER; t <= PPKIT_A_STATS_MAX; t++) {
+		if (!tb[t])
+			continue;
+		auto c = static_cast<Counter>(t - PPKIT_A_STATS_FIRST_COUNTER);
+		s.set(c, stats_attr_is_u32(t) ? nla_get_u32(tb[t]) : nla_get_u64(tb[t]));
+	}
+	return s;
+}
+
+std::optional<Event::Kind> ppkit_event_kind(std::uint8_t cmd)
+{
+	switch (cmd) {
+	case PPKIT_CMD_POOL_ADD_NTF:
+		return Event::Kind::Add;
+	case PPKIT_CMD_POOL_DEL_NTF:
+		return Event::Kind::Del;
+	case PPKIT_CMD_POOL_CHANGE_NTF:
+		return Event::Kind::Change;
+	default:
+		return std::nullopt;
+	}
+}
+
+}  // namespace ppkit::wire

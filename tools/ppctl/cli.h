@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+// ppctl: the command line (CLI11) and the whole program behind main().
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ppctl {
+
+// Exit statuses (Documentation/ppctl.rst).
+enum Exit : int {
+	kExitOk = 0,
+	kExitUsage = 1,		// bad arguments: nothing was asked of the kernel
+	kExitKernel = 2,	// the kernel or netlink said no (module missing, EPERM, ...)
+};
+
+enum class Command { List, Stats, Set, Monitor };
+enum class SourceSel { Ppkit, Netdev, All };
+
+struct Options {
+	Command command = Command::List;
+	SourceSel source = SourceSel::Ppkit;
+	bool json = false;
+	bool raw = false;
+	// stats
+	std::vector<std::uint32_t> ids;
+	std::string dev;
+	std::optional<double> interval;	// seconds
+	std::optional<std::uint64_t> count;	// intervals (stats) or events (monitor)
+	bool long_form = false;
+	// set
+	std::uint32_t pool = 0;
+	std::optional<std::uint32_t> ring_size;
+	std::optional<std::uint32_t> refill_batch;
+};
+
+struct Parsed {
+	std::optional<Options> options;	// empty: exit with @exit
+	int exit = kExitOk;
+};
+
+// Parse a command line.  Help goes to @out, errors to @err; when the
+// result has no options, the program is done and exits with Parsed::exit.
+Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream &err);
+
+// The program: parse, run the command, report errors; returns the exit status.
+int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err);
+
+}  // namespace ppctl

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "commands.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <map>
+#include <ostream>
+
+#include <net/if.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "format.h"
+#include "ppkit/client.h"
+#include "render.h"
+
+namespace ppctl {
+
+using ppkit::Client;
+using ppkit::Errc;
+using ppkit::Source;
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void on_signal(int)
+{
+	g_stop = 1;
+}
+
+// SIGINT and SIGTERM end a streaming command cleanly (exit 0, output
+// flushed).  They stay blocked except while we wait, so none is lost
+// between a check and a sleep.
+class Signals {
+public:
+	Signals()
+	{
+		g_stop = 0;
+		sigset_t s;
+		sigemptyset(&s);
+		sigaddset(&s, SIGINT);
+		sigaddset(&s, SIGTERM);
+		sigprocmask(SIG_BLOCK, &s, &old_mask_);
+		struct sigaction sa {};
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_int_);
+		sigaction(SIGTERM, &sa, &old_term_);
+	}
+	~Signals()
+	{
+		sigaction(SIGINT, &old_int_, nullptr);
+		sigaction(SIGTERM, &old_term_, nullptr);
+		sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+	}
+	Signals(const Signals &) = delete;
+	Signals &operator=(const Signals &) = delete;
+
+	bool stopped() const { return g_stop != 0; }
+
+	// Wait for @fds or until @deadline (none: forever).  Returns the
+	// number of ready fds, 0 on timeout, -1 when asked to stop.
+	int wait(std::vector<pollfd> &fds,
+		 std::optional<std::chrono::steady_clock::time_point> deadline)
+	{
+		for (;;) {
+			if (g_stop)
+				return -1;
+			timespec ts{}, *tsp = nullptr;
+			if (deadline) {
+				auto left = *deadline - std::chrono::steady_clock::now();
+				if (left <= std::chrono::steady_clock::duration::zero())
+					return 0;
+				auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+				ts.tv_sec = ns / 1000000000;
+				ts.tv_nsec = ns % 1000000000;
+				tsp = &ts;
+			}
+			int r = ppoll(fds.data(), fds.size(), tsp, &old_mask_);
+			if (r >= 0 && !g_stop)
+				return r;
+			if (r < 0 && errno != EINTR)
+				throw ppkit::Error(Errc::System, "poll failed", errno);
+		}
+	}
+
+private:
+	sigset_t old_mask_{};
+	struct sigaction old_int_ {}, old_term_ {};
+};
+
+std::uint64_t now_ns()
+{
+	timespec ts{};
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000 +
+	       static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+RenderOptions render_options(const Options &o)
+{
+	return {o.raw, terminal_width(STDOUT_FILENO), o.source == SourceSel::All};
+}
+
+// The families to ask.  With --source all, a missing family is skipped
+// (ppkit's with a note), as long as one is there.
+std::vector<Client> connect(SourceSel sel, std::ostream &err)
+{
+	std::vector<Client> v;
+	if (sel != SourceSel::All) {
+		v.emplace_back(sel == SourceSel::Ppkit ? Source::Ppkit : Source::Netdev);
+		return v;
+	}
+	std::optional<ppkit::Error> missing;
+	for (Source s : {Source::Ppkit, Source::Netdev}) {
+		try {
+			v.emplace_back(s);
+		} catch (const ppkit::Error &e) {
+			if (e.code() != Errc::FamilyMissing)
+				throw;
+			if (s == Source::Ppkit) {
+				err << "ppctl: note: " << e.what() << "\n";
+				missing = e;
+			}
+		}
+	}
+	if (v.empty())
+		throw *missing;
+	return v;
+}
+
+std::optional<std::uint32_t> dev_index(const std::string &dev)
+{
+	if (dev.empty())
+		return std::nullopt;
+	unsigned idx = if_nametoindex(dev.c_str());
+	if (!idx)
+		throw UsageError(fmt::format("no interface '{}' (see ip link)", dev));
+	return idx;
+}
+
+void note_no_stats(std::ostream &err)
+{
+	err << "ppctl: this kernel has no page_pool stats (its netdev family has no "
+	       "page-pool-stats-get: CONFIG_PAGE_POOL_STATS=n); listing its pools instead\n";
+}
+
+}  // namespace
+
+int cmd_list(const Options &o, std::ostream &out, std::ostream &err)
+{
+	std::vector<ppkit::Pool> pools;
+	for (Client &c : connect(o.source, err)) {
+		auto v = c.pools();
+		pools.insert(pools.end(), v.begin(), v.end());
+	}
+	if (o.json)
+		write_list_doc(out, pools);
+	else if (pools.empty())
+		out << "no pools\n";
+	else
+		out << pools_table(pools, render_options(o));
+	return kExitOk;
+}
+
+namespace {
+
+int stats_once(const Options &o, std::vector<Client> &clients, const ppkit::Filter &f,
+	       std::ostream &out, std::ostream &err)
+{
+	std::vector<ppkit::Sample> with, without;
+	std::vector<std::pair<Source, bool>> sources;
+	for (Client &c : clients) {
+		auto v = c.sample(f);
+		bool has = c.has_stats();
+		sources.emplace_back(c.source(), has);
+		if (!has)
+			note_no_stats(err);
+		(has ? with : without).insert((has ? with : without).end(), v.begin(), v.end());
+	}
+	if (o.json) {
+		std::vector<ppkit::Sample> all = std::move(with);
+		all.insert(all.end(), without.begin(), without.end());
+		write_stats_doc(out, all, sources, now_ns());
+		return kExitOk;
+	}
+	const RenderOptions ro = render_options(o);
+	if (!with.empty())
+		out << (o.long_form ? stats_long(with, ro) : stats_table(with, ro));
+	if (!without.empty()) {
+		std::vector<ppkit::Pool> pools;
+		for (const auto &s : without)
+			pools.push_back(s.pool);
+		out << pools_table(pools, ro);
+	}
+	if (with.empty() && without.empty())
+		out << "no pools\n";
+	return kExitOk;
+}
+
+int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::Filter &f,
+		   std::ostream &out, std::ostream &err)
+{
+	Signals sig;
+	using Key = std::pair<Source, std::uint32_t>;
+	auto take = [&] {
+		std::vector<ppkit::Sample> all;
+		for (Client &c : clients) {
+			auto v = c.sample(f);
+			all.insert(all.end(), v.begin(), v.end());
+		}
+		return all;
+	};
+
+	std::map<Key, ppkit::Sample> prev;
+	for (auto &s : take())
+		prev.emplace(Key{s.pool.source, s.pool.id}, std::move(s));
+	// Rates need statistics: a family without them only lists its pools.
+	std::erase_if(clients, [&](Client &c) {
+		if (c.has_stats())
+			return false;
+		note_no_stats(err);
+		return true;
+	});
+	if (clients.empty()) {
+		std::vector<ppkit::Pool> pools;
+		for (const auto &[k, s] : prev)
+			pools.push_back(s.pool);
+		if (o.json)
+			write_list_doc(out, pools);
+		else
+			out << (pools.empty() ? "no pools\n" : pools_table(pools, render_options(o)));
+		return kExitOk;
+	}
+
+	const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+		std::chrono::duration<double>(*o.interval));
+	const auto start = std::chrono::steady_clock::now();
+	bool header = true;
+	std::vector<pollfd> none;
+	for (std::uint64_t seq = 1; !o.count || seq <= *o.count; seq++) {
+		if (sig.wait(none, start + period * static_cast<std::int64_t>(seq)) < 0)
+			break;
+		std::vector<IntervalRow> rows;
+		std::map<Key, ppkit::Sample> cur;
+		for (auto &s : take()) {
+			Key k{s.pool.source, s.pool.id};
+			auto it = prev.find(k);
+			// A pool that appeared during the interval has no window yet.
+			if (it != prev.end())
+				rows.push_back({s, ppkit::window(it->second, s)});
+			cur.emplace(k, std::move(s));
+		}
+		prev = std::move(cur);
+		if (o.json) {
+			out << interval_doc(rows, seq, *o.interval, now_ns()).dump() << "\n";
+		} else if (!rows.empty()) {
+			out << interval_lines(rows, render_options(o), header);
+			header = false;
+		}
+		out.flush();
+	}
+	return kExitOk;
+}
+
+}  // namespace
+
+int cmd_stats(const Options &o, std::ostream &out, std::ostream &err)
+{
+	ppkit::Filter f{o.ids, dev_index(o.dev)};
+	auto clients = connect(o.source, err);
+	if (o.interval)
+		return stats_interval(o, clients, f, out, err);
+	return stats_once(o, clients, f, out, err);
+}
+
+int cmd_set(const Options &o, std::ostream &out, std::ostream &)
+{
+	Client c(Source::Ppkit);
+	ppkit::Pool p = c.set(o.pool, {o.ring_size, o.refill_batch});
+	if (o.json) {
+		out << set_doc(p).dump() << "\n";
+		return kExitOk;
+	}
+	out << fmt::format("pool {}: ring size {}, refill batch {}\n", p.id,
+			   p.ring_size ? std::to_string(*p.ring_size) : "-",
+			   p.refill_batch ? std::to_string(*p.refill_batch) : "-");
+	return kExitOk;
+}
+
+int cmd_monitor(const Options &o, std::ostream &out, std::ostream &err)
+{
+	Signals sig;
+	std::vector<ppkit::Monitor> mons;
+	if (o.source != SourceSel::All) {
+		mons.emplace_back(o.source == SourceSel::Ppkit ? Source::Ppkit : Source::Netdev);
+	} else {
+		std::optional<ppkit::Error> missing;
+		for (Source s : {Source::Ppkit, Source::Netdev}) {
+			try {
+				mons.emplace_back(s);
+			} catch (const ppkit::Error &e) {
+				if (e.code() != Errc::FamilyMissing)
+					throw;
+				if (s == Source::Ppkit) {
+					err << "ppctl: note: " << e.what() << "\n";
+					missing = e;
+				}
+			}
+		}
+		if (mons.empty())
+			throw *missing;
+	}
+	std::string names;
+	for (const auto &m : mons)
+		names += (names.empty() ? "" : " and ") + std::string(to_string(m.source()));
+	// Scripts wait for this line: from here on, no event is missed.
+	err << "ppctl: watching " << names << " pool events\n" << std::flush;
+
+	const RenderOptions ro = render_options(o);
+	std::vector<pollfd> fds;
+	for (const auto &m : mons)
+		fds.push_back({m.fd(), POLLIN, 0});
+	std::uint64_t seen = 0;
+	while (!o.count || seen < *o.count) {
+		if (sig.wait(fds, std::nullopt) < 0)
+			break;
+		for (std::size_t i = 0; i < fds.size(); i++) {
+			if (!(fds[i].revents & POLLIN))
+				continue;
+			bool lost = false;
+			for (const auto &e : mons[i].read(&lost)) {
+				if (o.count && seen >= *o.count)
+					break;
+				out << (o.json ? event_doc(e).dump() + "\n" : event_line(e, ro));
+				seen++;
+			}
+			out.flush();
+			if (lost)
+				err << "ppctl: the kernel dropped events (socket overrun): "
+				       "run ppctl list to resynchronise\n";
+		}
+	}
+	return kExitOk;
+}
+
+}  // namespace ppctl
