@@ -107,11 +107,12 @@ RenderOptions render_options(const Options &o)
 	return {o.raw, terminal_width(STDOUT_FILENO), o.source == SourceSel::All};
 }
 
-// The families to ask.  With --source all, a missing family is skipped
-// (ppkit's with a note), as long as one is there.
-std::vector<Client> connect(SourceSel sel, std::ostream &err)
+// Clients or monitors of the families to ask.  With --source all, a
+// missing family is skipped (ppkit's with a note), as long as one is there.
+template <typename Endpoint>
+std::vector<Endpoint> open_sources(SourceSel sel, std::ostream &err)
 {
-	std::vector<Client> v;
+	std::vector<Endpoint> v;
 	if (sel != SourceSel::All) {
 		v.emplace_back(sel == SourceSel::Ppkit ? Source::Ppkit : Source::Netdev);
 		return v;
@@ -132,6 +133,11 @@ std::vector<Client> connect(SourceSel sel, std::ostream &err)
 	if (v.empty())
 		throw *missing;
 	return v;
+}
+
+std::vector<Client> connect(SourceSel sel, std::ostream &err)
+{
+	return open_sources<Client>(sel, err);
 }
 
 std::optional<std::uint32_t> dev_index(const std::string &dev)
@@ -296,26 +302,7 @@ int cmd_set(const Options &o, std::ostream &out, std::ostream &)
 int cmd_monitor(const Options &o, std::ostream &out, std::ostream &err)
 {
 	Signals sig;
-	std::vector<ppkit::Monitor> mons;
-	if (o.source != SourceSel::All) {
-		mons.emplace_back(o.source == SourceSel::Ppkit ? Source::Ppkit : Source::Netdev);
-	} else {
-		std::optional<ppkit::Error> missing;
-		for (Source s : {Source::Ppkit, Source::Netdev}) {
-			try {
-				mons.emplace_back(s);
-			} catch (const ppkit::Error &e) {
-				if (e.code() != Errc::FamilyMissing)
-					throw;
-				if (s == Source::Ppkit) {
-					err << "ppctl: note: " << e.what() << "\n";
-					missing = e;
-				}
-			}
-		}
-		if (mons.empty())
-			throw *missing;
-	}
+	std::vector<ppkit::Monitor> mons = open_sources<ppkit::Monitor>(o.source, err);
 	std::string names;
 	for (const auto &m : mons)
 		names += (names.empty() ? "" : " and ") + std::string(to_string(m.source()));
