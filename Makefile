@@ -57,6 +57,7 @@ bench: modules
 
 run: deps
 	$(MAKE) modules
+	$(MAKE) tools
 	scripts/lab/demo.sh
 
 clean:

@@ -1,16 +1,20 @@
 #!/bin/bash
 # `make run`: the most complete demo the project gives so far. Boots the lab,
 # loads the pool and runs its KTAP selftests, then the benchmark of the pool
-# against the kernel's page_pool and the page allocator (one boot), and
-# prints its table.
+# against the kernel's page_pool and the page allocator (one boot), prints
+# its table, and last shows pools with traffic through ppctl.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p build/lab
 echo "== ppkit demo: kernel $(scripts/lab/kver), QEMU TCG"
-echo "== 1/2 pool selftests (2 vCPUs, 2 NUMA nodes)"
+echo "== 1/3 pool selftests (2 vCPUs, 2 NUMA nodes)"
 scripts/lab/run -v --smp 2 --numa 2 -- tests/lab/pool-selftest.sh > build/lab/demo-selftest.out 2>&1
 rc=$?
 python3 tests/lab/ktap.py --min-pass 20 < build/lab/demo-selftest.out | tail -n 1
 [ $rc -eq 0 ] || { echo "selftests failed (exit $rc): build/lab/demo-selftest.out"; tail -n 20 build/lab/demo-selftest.out; exit 1; }
-echo "== 2/2 benchmark: ppkit vs native page_pool vs page allocator"
-exec scripts/bench/pool-bench.sh
+echo "== 2/3 benchmark: ppkit vs native page_pool vs page allocator"
+scripts/bench/pool-bench.sh > build/lab/demo-bench.out 2>&1 ||
+	{ cat build/lab/demo-bench.out; echo "benchmark failed"; exit 1; }
+sed -n '/^median ns\/op/,$p' build/lab/demo-bench.out
+echo "== 3/3 pools with traffic (pp_poolgen), through ppctl"
+exec scripts/lab/run --smp 2 -- tests/lab/demo-ppctl.sh
