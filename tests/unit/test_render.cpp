@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "render.h"
+#include "text.h"
 
 using namespace ppctl;
 using namespace ppkit;
@@ -54,14 +55,7 @@ Sample busy(std::uint32_t id)
 	return s;
 }
 
-std::vector<std::string> lines(const std::string &s)
-{
-	std::vector<std::string> v;
-	std::istringstream in(s);
-	for (std::string l; std::getline(in, l);)
-		v.push_back(l);
-	return v;
-}
+using text::lines;
 
 std::set<std::string> keys(const json &j)
 {

@@ -4,19 +4,13 @@
 #include <sstream>
 
 #include "table.h"
+#include "text.h"
 
 using namespace ppctl;
 
 namespace {
 
-std::vector<std::string> lines(const std::string &s)
-{
-	std::vector<std::string> v;
-	std::istringstream in(s);
-	for (std::string l; std::getline(in, l);)
-		v.push_back(l);
-	return v;
-}
+using text::lines;
 
 Table sample()
 {
