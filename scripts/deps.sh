@@ -22,6 +22,10 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev
 	libcli11-dev nlohmann-json3-dev libfmt-dev
 	catch2
+	# XDP programs (clang -target bpf, bpftool skeletons) and libbpf for ppctl xdp
+	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+	# ppsim lab traffic and the regression suite (the guest uses the host's userland)
+	iproute2 ethtool iperf3 gnuplot-nox linux-perf
 )
 
 missing=()
