@@ -47,6 +47,8 @@ TEST_CASE("the kernel's extack message is shown", "[error]")
 	CHECK(e.code() == Errc::InvalidArgument);
 	CHECK(e.extack() == "ring size 0 out of range 1..32768");
 	CHECK_THAT(e.what(), Catch::Contains("ring size 0 out of range 1..32768"));
+	CHECK(std::string(e.what()) ==
+	      "pool-set: the kernel refused the request: ring size 0 out of range 1..32768");
 	// Said once, not twice.
 	std::string w = e.what();
 	CHECK(w.find("out of range") == w.rfind("out of range"));

@@ -83,11 +83,12 @@ Error kernel_error(int err, std::string extack, const ErrorContext &ctx)
 			     fmt::format("{}: this kernel does not support it", op), err,
 			     std::move(extack));
 	case EINVAL:
-	case ERANGE:
-		return Error(Errc::InvalidArgument,
-			     fmt::format("{}: the kernel refused the request: {}", op,
-					 extack.empty() ? std::strerror(err) : extack),
-			     err, std::move(extack));
+	case ERANGE: {
+		// Worded before extack is moved: arguments are evaluated in any order.
+		std::string msg = fmt::format("{}: the kernel refused the request: {}", op,
+					      extack.empty() ? std::strerror(err) : extack);
+		return Error(Errc::InvalidArgument, msg, err, std::move(extack));
+	}
 	default:
 		break;
 	}
