@@ -42,6 +42,9 @@ public:
 		put16(0);
 	}
 
+	Builder &flag(std::uint16_t type) { return raw(type, nullptr, 0); }
+	Builder &u8(std::uint16_t type, std::uint8_t v) { return raw(type, &v, 1); }
+	Builder &u16(std::uint16_t type, std::uint16_t v) { return raw(type, &v, 2); }
 	Builder &u32(std::uint16_t type, std::uint32_t v) { return raw(type, &v, 4); }
 	Builder &s32(std::uint16_t type, std::int32_t v) { return raw(type, &v, 4); }
 	Builder &u64(std::uint16_t type, std::uint64_t v) { return raw(type, &v, 8); }
@@ -54,7 +57,8 @@ public:
 		put16(static_cast<std::uint16_t>(4 + n));
 		put16(type);
 		const auto *c = static_cast<const std::uint8_t *>(p);
-		b_.insert(b_.end(), c, c + n);
+		if (n)
+			b_.insert(b_.end(), c, c + n);
 		while (b_.size() % 4)
 			b_.push_back(0);
 		return *this;

@@ -67,3 +67,31 @@ TEST_CASE("EOPNOTSUPP is not supported", "[error]")
 	CHECK(e.code() == Errc::NotSupported);
 	CHECK(to_string(e.code()) == "not-supported");
 }
+
+TEST_CASE("ppsim errors say what to do", "[error][sim]")
+{
+	Error m = sim_family_missing();
+	CHECK(m.code() == Errc::FamilyMissing);
+	CHECK(std::string(m.what()) == "ppsim is not loaded: modprobe ppsim "
+				       "(or insmod kmod/sim/ppsim.ko after kmod/pool/pp_backport.ko)");
+
+	// lo (ifindex 1) is in every network namespace, and is no ppsim device.
+	Error n = sim_kernel_error(-ENODEV, "no ppsim device with this ifindex in this namespace",
+				   "dev-set", 1);
+	CHECK(n.code() == Errc::NoSuchDevice);
+	CHECK(to_string(n.code()) == "no-such-device");
+	CHECK_THAT(n.what(), Catch::StartsWith("lo is not a ppsim device (see ppctl sim list)") &&
+				     Catch::Contains("; kernel: no ppsim device"));
+
+	Error p = sim_kernel_error(-EPERM, "", "dev-new", 0);
+	CHECK(p.code() == Errc::Permission);
+	CHECK(std::string(p.what()) == "ppsim dev-new needs CAP_NET_ADMIN: run it as root");
+
+	Error v = sim_kernel_error(-EINVAL, "frame size must be 60..MTU+14 bytes", "gen-start", 1);
+	CHECK(v.code() == Errc::InvalidArgument);
+	CHECK(std::string(v.what()) ==
+	      "ppsim gen-start: the kernel refused the request: frame size must be 60..MTU+14 bytes");
+
+	// Without a device in the request, ENODEV is just an error.
+	CHECK(sim_kernel_error(-ENODEV, "", "dev-get", 0).code() == Errc::Kernel);
+}

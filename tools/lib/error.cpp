@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <net/if.h>
+
 #include <fmt/format.h>
 
 namespace ppkit {
@@ -29,6 +31,8 @@ std::string_view to_string(Errc c)
 		return "permission";
 	case Errc::NoSuchPool:
 		return "no-such-pool";
+	case Errc::NoSuchDevice:
+		return "no-such-device";
 	case Errc::NotSupported:
 		return "not-supported";
 	case Errc::InvalidArgument:
@@ -94,6 +98,28 @@ Error kernel_error(int err, std::string extack, const ErrorContext &ctx)
 	}
 	return Error(Errc::Kernel, fmt::format("{}: {}", op, std::strerror(err)), err,
 		     std::move(extack));
+}
+
+Error sim_family_missing()
+{
+	return Error(Errc::FamilyMissing,
+		     "ppsim is not loaded: modprobe ppsim "
+		     "(or insmod kmod/sim/ppsim.ko after kmod/pool/pp_backport.ko)");
+}
+
+Error sim_kernel_error(int err, std::string extack, std::string_view op, std::uint32_t ifindex)
+{
+	err = std::abs(err);
+	const std::string what = fmt::format("ppsim {}", op);
+	if (ifindex && (err == ENOENT || err == ENODEV)) {
+		char buf[IF_NAMESIZE] = {};
+		std::string dev = if_indextoname(ifindex, buf) ? std::string(buf)
+							      : fmt::format("interface {}", ifindex);
+		return Error(Errc::NoSuchDevice,
+			     fmt::format("{} is not a ppsim device (see ppctl sim list)", dev), err,
+			     std::move(extack));
+	}
+	return kernel_error(err, std::move(extack), {Source::Ppkit, what, {}});
 }
 
 }  // namespace ppkit

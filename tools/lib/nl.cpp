@@ -41,11 +41,44 @@ MsgPtr genl_request(int family, std::uint8_t cmd, std::uint8_t version, int flag
 	return msg;
 }
 
-void put_u32(nl_msg *msg, int type, std::uint32_t value)
+namespace {
+
+void put_checked(int err)
 {
-	int err = nla_put_u32(msg, type, value);
 	if (err < 0)
 		throw nl_failure("building a request", err);
+}
+
+}  // namespace
+
+void put_u8(nl_msg *msg, int type, std::uint8_t value)
+{
+	put_checked(nla_put_u8(msg, type, value));
+}
+
+void put_u16(nl_msg *msg, int type, std::uint16_t value)
+{
+	put_checked(nla_put_u16(msg, type, value));
+}
+
+void put_u32(nl_msg *msg, int type, std::uint32_t value)
+{
+	put_checked(nla_put_u32(msg, type, value));
+}
+
+void put_s32(nl_msg *msg, int type, std::int32_t value)
+{
+	put_checked(nla_put_s32(msg, type, value));
+}
+
+void put_u64(nl_msg *msg, int type, std::uint64_t value)
+{
+	put_checked(nla_put_u64(msg, type, value));
+}
+
+void put_flag(nl_msg *msg, int type)
+{
+	put_checked(nla_put_flag(msg, type));
 }
 
 nlattr *nest_start(nl_msg *msg, int type)

@@ -37,7 +37,12 @@ using CbPtr = std::unique_ptr<nl_cb, CbDeleter>;
 MsgPtr genl_request(int family, std::uint8_t cmd, std::uint8_t version, int flags);
 
 // Attribute puts that throw ppkit::Error(System) instead of returning codes.
+void put_u8(nl_msg *msg, int type, std::uint8_t value);
+void put_u16(nl_msg *msg, int type, std::uint16_t value);
 void put_u32(nl_msg *msg, int type, std::uint32_t value);
+void put_s32(nl_msg *msg, int type, std::int32_t value);
+void put_u64(nl_msg *msg, int type, std::uint64_t value);
+void put_flag(nl_msg *msg, int type);
 nlattr *nest_start(nl_msg *msg, int type);
 void nest_end(nl_msg *msg, nlattr *nest);
 

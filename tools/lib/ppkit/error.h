@@ -17,6 +17,7 @@ enum class Errc : std::uint8_t {
 	FamilyMissing,	 // the generic netlink family is not registered
 	Permission,	 // EPERM/EACCES: the operation needs CAP_NET_ADMIN
 	NoSuchPool,	 // ENOENT for a pool id
+	NoSuchDevice,	 // ENOENT/ENODEV for a device (ppsim, XDP)
 	NotSupported,	 // EOPNOTSUPP: the kernel lacks the operation
 	InvalidArgument, // EINVAL/ERANGE: the kernel refused a value
 	Kernel,		 // any other error the kernel returned
@@ -55,5 +56,12 @@ Error kernel_error(int err, std::string extack, const ErrorContext &ctx);
 
 // The error for a family that is not registered.
 Error family_missing(Source source);
+
+// The ppsim family's: ppsim.ko is not loaded.
+Error sim_family_missing();
+
+// The error for a ppsim reply of -@err to @op ("dev-set", ...) about
+// device @ifindex (0: none): ENOENT/ENODEV say it is not a ppsim device.
+Error sim_kernel_error(int err, std::string extack, std::string_view op, std::uint32_t ifindex);
 
 }  // namespace ppkit
