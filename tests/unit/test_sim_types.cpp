@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-// The names of ppsim's knobs: every name comes back as its value, and
-// nothing else is taken for one.
+// The names of ppsim's knobs and of XDP's modes and programs: every name
+// comes back as its value, and nothing else is taken for one.
 #include <catch2/catch.hpp>
 
 #include "ppkit/sim.h"
+#include "ppkit/xdp.h"
 
 using namespace ppkit;
 
@@ -55,4 +56,30 @@ TEST_CASE("the numa rule is on or off", "[sim][types]")
 	CHECK_FALSE(on_off_from_string("1"));
 	CHECK_FALSE(on_off_from_string("yes"));
 	CHECK_FALSE(on_off_from_string("ON"));
+}
+
+TEST_CASE("XDP modes and bundled program names", "[xdp][types]")
+{
+	for (auto m : {XdpMode::Native, XdpMode::Generic})
+		CHECK(xdp_mode_from_string(to_string(m)) == m);
+	CHECK(to_string(XdpMode::Offload) == "offload");
+	CHECK_FALSE(xdp_mode_from_string("offload"));	// reported, never attached by us
+	CHECK_FALSE(xdp_mode_from_string("skb"));
+	CHECK_FALSE(xdp_mode_from_string("drv"));
+
+	auto names = xdp_bundled_names();
+	REQUIRE(std::vector<std::string_view>(names.begin(), names.end()) ==
+		std::vector<std::string_view>{"drop", "pass", "tx"});
+	for (auto n : names)
+		CHECK(to_string(*xdp_bundled_from_string(n)) == n);
+	CHECK_FALSE(xdp_bundled_from_string("xdp_drop"));
+	CHECK_FALSE(xdp_bundled_from_string("redirect"));
+
+	XdpStatus st;
+	CHECK(st.mode() == "none");
+	CHECK_FALSE(st.attached());
+	st.programs.push_back({XdpMode::Generic, 3, "xdp_pass"});
+	CHECK(st.mode() == "generic");
+	st.programs.push_back({XdpMode::Native, 4, "xdp_drop"});
+	CHECK(st.mode() == "multi");
 }
