@@ -139,7 +139,7 @@ TEST_CASE("ring size and refill batch limits", "[cli]")
 
 TEST_CASE("other usage errors", "[cli]")
 {
-	refused({}, "a command is required: list, stats, set or monitor");
+	refused({}, "a command is required: list, stats, set, monitor, sim or xdp");
 	refused({"frobnicate"}, "not expected: frobnicate");
 	refused({"list", "--bogus"}, "--bogus");
 	refused({"--source", "bsd", "list"}, "bsd");
@@ -169,4 +169,202 @@ TEST_CASE("a device that does not exist is a usage error", "[cli][host]")
 	auto r = run_args({"stats", "--dev", "ppkit-no-such-if0"});
 	CHECK(r.exit == kExitUsage);
 	CHECK_THAT(r.err, Catch::Contains("no interface 'ppkit-no-such-if0'"));
+}
+
+TEST_CASE("sim commands and their options", "[cli][sim]")
+{
+	SECTION("list, with --json before or after")
+	{
+		auto a = parse_args({"sim", "list", "--json"});
+		auto b = parse_args({"--json", "sim", "list"});
+		REQUIRE(a.parsed.options);
+		REQUIRE(b.parsed.options);
+		CHECK(a.parsed.options->command == Command::SimList);
+		CHECK(a.parsed.options->json);
+		CHECK(b.parsed.options->json);
+	}
+	SECTION("add")
+	{
+		auto r = parse_args({"sim", "add", "--rx-queues", "4", "--tx-queues", "2",
+				     "--ring-size", "512", "--pair"});
+		REQUIRE(r.parsed.options);
+		const auto &n = r.parsed.options->sim_new;
+		CHECK(r.parsed.options->command == Command::SimAdd);
+		CHECK(n.rx_queues == 4u);
+		CHECK(n.tx_queues == 2u);
+		CHECK(n.ring_size == 512u);
+		CHECK(n.pair);
+		auto d = parse_args({"sim", "add"});
+		REQUIRE(d.parsed.options);
+		CHECK_FALSE(d.parsed.options->sim_new.rx_queues);
+		CHECK_FALSE(d.parsed.options->sim_new.pair);
+	}
+	SECTION("del")
+	{
+		auto r = parse_args({"sim", "del", "ppsim0"});
+		REQUIRE(r.parsed.options);
+		CHECK(r.parsed.options->command == Command::SimDel);
+		CHECK(r.parsed.options->ifname == "ppsim0");
+	}
+	SECTION("set, every knob")
+	{
+		auto r = parse_args({"sim", "set", "ppsim0", "--pool", "native", "--rx", "copy",
+				     "--sync", "full", "--prefetch", "before-sync", "--cache", "fifo",
+				     "--numa-rule", "off", "--irq-cpu", "3", "--ring-size", "256"});
+		REQUIRE(r.parsed.options);
+		const auto &s = r.parsed.options->sim_set;
+		CHECK(r.parsed.options->command == Command::SimSet);
+		CHECK(r.parsed.options->ifname == "ppsim0");
+		CHECK(s.pool == ppkit::SimPool::Native);
+		CHECK(s.rx == ppkit::SimRx::Copy);
+		CHECK(s.sync == ppkit::SimSync::Full);
+		CHECK(s.prefetch == ppkit::SimPrefetch::BeforeSync);
+		CHECK(s.cache == ppkit::SimCache::Fifo);
+		CHECK(s.numa_rule == false);
+		CHECK(s.irq_cpu == 3);
+		CHECK(s.ring_size == 256u);
+	}
+	SECTION("set, one knob; irq-cpu auto is -1")
+	{
+		auto r = parse_args({"sim", "set", "ppsim0", "--irq-cpu", "auto"});
+		REQUIRE(r.parsed.options);
+		CHECK(r.parsed.options->sim_set.irq_cpu == -1);
+		CHECK_FALSE(r.parsed.options->sim_set.pool);
+		CHECK_FALSE(r.parsed.options->sim_set.ring_size);
+	}
+	SECTION("gen start and stop")
+	{
+		auto r = parse_args({"sim", "gen", "start", "ppsim0", "--rate", "0", "--size", "1514",
+				     "--ethertype", "0x86dd", "--dst-port", "4789", "--count",
+				     "10000000000", "--cpu", "1"});
+		REQUIRE(r.parsed.options);
+		const auto &g = r.parsed.options->gen;
+		CHECK(r.parsed.options->command == Command::SimGenStart);
+		CHECK(g.rate == 0u);
+		CHECK(g.size == 1514u);
+		CHECK(g.ethertype == 0x86dd);
+		CHECK(g.dst_port == 4789);
+		CHECK(g.count == 10'000'000'000ull);
+		CHECK(g.cpu == 1);
+		auto dec = parse_args({"sim", "gen", "start", "ppsim0", "--ethertype", "2048"});
+		REQUIRE(dec.parsed.options);
+		CHECK(dec.parsed.options->gen.ethertype == 0x0800);
+		auto last = parse_args({"sim", "gen", "start", "ppsim0", "--cpu", "-1"});
+		REQUIRE(last.parsed.options);
+		CHECK(last.parsed.options->gen.cpu == -1);
+		CHECK_FALSE(dec.parsed.options->gen.rate);
+		CHECK_FALSE(dec.parsed.options->gen.cpu);
+		auto s = parse_args({"sim", "gen", "stop", "ppsim0"});
+		REQUIRE(s.parsed.options);
+		CHECK(s.parsed.options->command == Command::SimGenStop);
+	}
+}
+
+TEST_CASE("sim usage errors", "[cli][sim]")
+{
+	refused({"sim"}, "sim: a command is required: list, add, del, set or gen");
+	refused({"sim", "gen"}, "sim gen: start or stop?");
+	refused({"sim", "frob"}, "not expected: frob");
+	refused({"sim", "del"}, "IFNAME is required");
+	refused({"sim", "set", "--pool", "native"}, "IFNAME is required");
+	refused({"sim", "gen", "start"}, "IFNAME is required");
+	refused({"sim", "gen", "stop"}, "IFNAME is required");
+	refused({"sim", "set", "ppsim0"}, "sim set: give at least one of --pool");
+	refused({"sim", "set", "ppsim0", "--pool", "bogus"},
+		"bad pool 'bogus': expected ppkit, native or none");
+	refused({"sim", "set", "ppsim0", "--pool", "Native"}, "bad pool 'Native'");
+	refused({"sim", "set", "ppsim0", "--rx", "zero-copy"},
+		"bad rx mode 'zero-copy': expected zerocopy or copy");
+	refused({"sim", "set", "ppsim0", "--sync", "partial"}, "expected precise or full");
+	refused({"sim", "set", "ppsim0", "--prefetch", "after"},
+		"expected after-sync or before-sync");
+	refused({"sim", "set", "ppsim0", "--cache", "lru"}, "expected lifo or fifo");
+	refused({"sim", "set", "ppsim0", "--numa-rule", "yes"}, "expected on or off");
+	refused({"sim", "set", "ppsim0", "--irq-cpu", "x"}, "bad irq cpu 'x'");
+	refused({"sim", "set", "ppsim0", "--irq-cpu", "40000"}, "bad irq cpu '40000'");
+	refused({"sim", "gen", "start", "ppsim0", "--cpu", "-2"}, "cpu");
+	refused({"sim", "set", "ppsim0", "--ring-size", "0"}, "bad ring size '0'");
+	refused({"sim", "add", "--rx-queues", "0"}, "bad queue count '0'");
+	refused({"sim", "add", "--pair", "ppsim0"}, "not expected");
+	refused({"sim", "gen", "start", "ppsim0", "--ethertype", "0x"}, "bad ethertype '0x'");
+	refused({"sim", "gen", "start", "ppsim0", "--ethertype", "0x10000"},
+		"bad ethertype '0x10000': expected 0x0600..0xffff");
+	refused({"sim", "gen", "start", "ppsim0", "--ethertype", "0x05ff"}, "bad ethertype");
+	refused({"sim", "gen", "start", "ppsim0", "--ethertype", "ipv4"}, "bad ethertype 'ipv4'");
+	refused({"sim", "gen", "start", "ppsim0", "--ethertype", "0x08zz"}, "bad ethertype");
+	refused({"sim", "gen", "start", "ppsim0", "--size", "59"}, "bad frame size '59'");
+	refused({"sim", "gen", "start", "ppsim0", "--dst-port", "65536"}, "bad port '65536'");
+	refused({"sim", "gen", "start", "ppsim0", "--rate", "fast"}, "bad rate 'fast'");
+	refused({"--source", "netdev", "sim", "list"}, "sim and xdp commands take no --source");
+}
+
+TEST_CASE("xdp commands and their options", "[cli][xdp]")
+{
+	auto a = parse_args({"xdp", "attach", "eth0"});
+	REQUIRE(a.parsed.options);
+	CHECK(a.parsed.options->command == Command::XdpAttach);
+	CHECK(a.parsed.options->ifname == "eth0");
+	CHECK(a.parsed.options->xdp_mode == ppkit::XdpMode::Native);
+	CHECK(a.parsed.options->xdp_prog == "drop");
+
+	auto g = parse_args({"xdp", "attach", "eth0", "--mode", "generic", "--prog", "tx"});
+	REQUIRE(g.parsed.options);
+	CHECK(g.parsed.options->xdp_mode == ppkit::XdpMode::Generic);
+	CHECK(g.parsed.options->xdp_prog == "tx");
+
+	auto f = parse_args({"xdp", "attach", "eth0", "--prog", PPKIT_XDP_OBJ});
+	REQUIRE(f.parsed.options);
+	CHECK(f.parsed.options->xdp_prog == PPKIT_XDP_OBJ);
+
+	auto d = parse_args({"xdp", "detach", "eth0", "--mode", "generic"});
+	REQUIRE(d.parsed.options);
+	CHECK(d.parsed.options->command == Command::XdpDetach);
+	CHECK(d.parsed.options->xdp_mode == ppkit::XdpMode::Generic);
+
+	auto s = parse_args({"xdp", "status", "eth0", "--json"});
+	REQUIRE(s.parsed.options);
+	CHECK(s.parsed.options->command == Command::XdpStatus);
+	CHECK(s.parsed.options->json);
+}
+
+TEST_CASE("xdp usage errors", "[cli][xdp]")
+{
+	refused({"xdp"}, "xdp: a command is required: attach, detach or status");
+	refused({"xdp", "attach"}, "IFNAME is required");
+	refused({"xdp", "detach", "--mode", "generic"}, "IFNAME is required");
+	refused({"xdp", "status"}, "IFNAME is required");
+	refused({"xdp", "attach", "eth0", "--mode", "skb"},
+		"bad mode 'skb': expected native or generic");
+	refused({"xdp", "attach", "eth0", "--mode", "offload"}, "bad mode 'offload'");
+	refused({"xdp", "attach", "eth0", "--prog", "redirect"},
+		"bad program 'redirect': expected drop, pass, tx or FILE.o");
+	refused({"xdp", "attach", "eth0", "--prog", "/nonexistent/prog.o"},
+		"cannot read XDP object file '/nonexistent/prog.o'");
+}
+
+TEST_CASE("sim and xdp help fit a screen", "[cli][sim][xdp]")
+{
+	for (std::vector<const char *> args :
+	     {std::vector<const char *>{"sim", "--help"}, {"sim", "set", "--help"},
+	      {"sim", "gen", "start", "--help"}, {"xdp", "--help"}, {"xdp", "attach", "--help"}}) {
+		auto r = parse_args(args);
+		CHECK(r.parsed.exit == kExitOk);
+		CHECK(std::count(r.out.begin(), r.out.end(), '\n') <= 24);
+	}
+	CHECK_THAT(parse_args({"sim", "set", "--help"}).out,
+		   Catch::Contains("--pool") && Catch::Contains("--numa-rule"));
+}
+
+TEST_CASE("an unknown interface is a usage error", "[cli][host][sim][xdp]")
+{
+	for (std::vector<const char *> args :
+	     {std::vector<const char *>{"sim", "del", "ppkit-no-such-if0"},
+	      {"sim", "set", "ppkit-no-such-if0", "--pool", "none"},
+	      {"sim", "gen", "stop", "ppkit-no-such-if0"},
+	      {"xdp", "status", "ppkit-no-such-if0"},
+	      {"xdp", "attach", "ppkit-no-such-if0"}}) {
+		auto r = run_args(args);
+		CHECK(r.exit == kExitUsage);
+		CHECK_THAT(r.err, Catch::Contains("no interface 'ppkit-no-such-if0'"));
+	}
 }

@@ -8,6 +8,9 @@
 
 #include "cli.h"
 #include "ppkit/client.h"
+#include "ppkit/sim.h"
+
+#include <nlohmann/json.hpp>
 
 using namespace ppkit;
 
@@ -113,4 +116,40 @@ TEST_CASE("ppkit backend: present, or missing with the way to load it", "[host]"
 		CHECK(err.str() == "ppctl: pp_backport is not loaded: modprobe pp_backport "
 				   "(or insmod kmod/pool/pp_backport.ko)\n");
 	}
+}
+
+TEST_CASE("ppsim: present, or missing with the way to load it", "[host][sim]")
+{
+	const char *argv[] = {"ppctl", "sim", "list"};
+	std::ostringstream out, err;
+	int rc = ppctl::run(3, argv, out, err);
+	try {
+		SimClient sim;
+		CHECK(rc == ppctl::kExitOk);
+		CHECK_NOTHROW(sim.devices());
+	} catch (const Error &e) {
+		REQUIRE(e.code() == Errc::FamilyMissing);
+		CHECK(rc == ppctl::kExitKernel);
+		CHECK(out.str().empty());
+		CHECK(err.str() == "ppctl: ppsim is not loaded: modprobe ppsim "
+				   "(or insmod kmod/sim/ppsim.ko after kmod/pool/pp_backport.ko)\n");
+		const char *jargv[] = {"ppctl", "sim", "list", "--json"};
+		std::ostringstream jout, jerr;
+		CHECK(ppctl::run(4, jargv, jout, jerr) == ppctl::kExitKernel);
+		CHECK(jout.str().empty());
+		CHECK_THAT(jerr.str(), Catch::Contains("ppsim is not loaded"));
+	}
+}
+
+TEST_CASE("ppctl xdp status of the loopback", "[host][xdp]")
+{
+	// Reading what is attached needs no privilege; lo has no native XDP.
+	const char *argv[] = {"ppctl", "xdp", "status", "lo", "--json"};
+	std::ostringstream out, err;
+	REQUIRE(ppctl::run(5, argv, out, err) == ppctl::kExitOk);
+	auto j = nlohmann::json::parse(out.str());
+	CHECK(j["command"] == "xdp-status");
+	CHECK(j["ifname"] == "lo");
+	CHECK(j["ifindex"] == 1);
+	CHECK(j["attached"].is_boolean());
 }

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <climits>
+#include <cstring>
 #include <ostream>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <linux/ppkit.h>
@@ -31,6 +36,292 @@ CLI::Validator uint_check(const char *what, std::uint64_t min, std::uint64_t max
 		"", "");
 }
 
+// "a, b or c"
+std::string alternatives(const std::vector<std::string> &names)
+{
+	std::string s;
+	for (std::size_t i = 0; i < names.size(); i++)
+		s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+	return s;
+}
+
+// One of @names, with a message that lists them.
+CLI::Validator one_of(const char *what, std::vector<std::string> names)
+{
+	return CLI::Validator(
+		[=](std::string &s) -> std::string {
+			if (std::find(names.begin(), names.end(), s) != names.end())
+				return {};
+			return "bad " + std::string(what) + " '" + s + "': expected " +
+			       alternatives(names);
+		},
+		"", "");
+}
+
+template <typename E>
+std::vector<std::string> names_of()
+{
+	std::vector<std::string> v;
+	for (std::string_view n : ppkit::sim_names<E>())
+		v.emplace_back(n);
+	return v;
+}
+
+// An ethertype: hex with 0x, or decimal; below 0x0600 the field is an
+// 802.3 length, not a type.
+std::optional<std::uint16_t> parse_ethertype(const std::string &s)
+{
+	bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *b = s.data() + (hex ? 2 : 0), *e = s.data() + s.size();
+	std::uint32_t v = 0;
+	auto [p, ec] = std::from_chars(b, e, v, hex ? 16 : 10);
+	if (b == e || ec != std::errc() || p != e || v < 0x0600 || v > 0xffff)
+		return std::nullopt;
+	return static_cast<std::uint16_t>(v);
+}
+
+CLI::Validator ethertype_check()
+{
+	return CLI::Validator(
+		[](std::string &s) -> std::string {
+			if (parse_ethertype(s))
+				return {};
+			return "bad ethertype '" + s + "': expected 0x0600..0xffff (hex with 0x, "
+			       "or decimal), e.g. 0x0800 for UDP/IPv4";
+		},
+		"", "");
+}
+
+// A CPU: 0, 1, ... or @word (-1 in the uapi).
+CLI::Validator cpu_check(const char *what, const char *word)
+{
+	return CLI::Validator(
+		[=](std::string &s) -> std::string {
+			if (s == word || s == "-1")
+				return {};
+			std::uint32_t v = 0;
+			auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+			// The uapi's CPUs are s32, the kernel takes up to S16_MAX.
+			if (ec != std::errc() || p != s.data() + s.size() || v > INT16_MAX)
+				return "bad " + std::string(what) + " '" + s + "': expected a CPU number or " +
+				       word;
+			return {};
+		},
+		"", "");
+}
+
+std::int32_t cpu_value(const std::string &s, const char *word)
+{
+	if (s == word || s == "-1")
+		return -1;
+	return static_cast<std::int32_t>(std::stoul(s));
+}
+
+// drop, pass, tx, or an object file.
+CLI::Validator prog_check()
+{
+	return CLI::Validator(
+		[](std::string &s) -> std::string {
+			if (ppkit::xdp_bundled_from_string(s))
+				return {};
+			if (s.size() > 2 && s.ends_with(".o")) {
+				if (access(s.c_str(), R_OK) == 0)
+					return {};
+				return "cannot read XDP object file '" + s + "': " + std::strerror(errno);
+			}
+			return "bad program '" + s + "': expected drop, pass, tx or FILE.o";
+		},
+		"", "");
+}
+
+// The options of ppctl sim and ppctl xdp, and where they land.
+struct SimXdpCli {
+	CLI::App *sim, *sim_list, *sim_add, *sim_del, *sim_set, *gen, *gen_start, *gen_stop;
+	CLI::App *xdp, *xdp_attach, *xdp_detach, *xdp_status;
+	std::string pool, rx, sync, prefetch, cache, numa, irq_cpu, mode = "native", ethertype,
+		gen_cpu;
+	CLI::Option *set_ring = nullptr, *gen_rate = nullptr, *gen_size = nullptr,
+		    *gen_port = nullptr, *gen_count = nullptr;
+	std::uint32_t ring = 0, size = 0;
+	std::uint64_t rate = 0, count = 0;
+	std::uint16_t port = 0;
+};
+
+void add_ifname(CLI::App *cmd, Options &o)
+{
+	cmd->add_option("IFNAME", o.ifname, "the interface")->required();
+}
+
+void add_sim(CLI::App &app, Options &o, SimXdpCli &c)
+{
+	c.sim = app.add_subcommand("sim", "ppsim software NICs: list, add, del, set, gen");
+	c.sim->require_subcommand(0, 1);
+	c.sim_list = c.sim->add_subcommand("list", "ppsim devices, one per line");
+
+	c.sim_add = c.sim->add_subcommand("add", "create a device, or a pair wired back to back");
+	auto u32opt = [](CLI::App *cmd, const char *name, std::optional<std::uint32_t> &dst,
+			 const char *what, const char *help, std::uint64_t min, std::uint64_t max) {
+		cmd->add_option_function<std::uint32_t>(
+			   name, [&dst](const std::uint32_t &v) { dst = v; }, help)
+			->check(uint_check(what, min, max, ""))
+			->type_name("N");
+	};
+	u32opt(c.sim_add, "--rx-queues", o.sim_new.rx_queues, "queue count", "RX queues", 1, 65535);
+	u32opt(c.sim_add, "--tx-queues", o.sim_new.tx_queues, "queue count", "TX queues", 1, 65535);
+	u32opt(c.sim_add, "--ring-size", o.sim_new.ring_size, "ring size",
+	       "RX descriptors per queue", 1, UINT32_MAX);
+	c.sim_add->add_flag("--pair", o.sim_new.pair, "two ports wired back to back");
+
+	c.sim_del = c.sim->add_subcommand("del", "delete a device (and its peer)");
+	add_ifname(c.sim_del, o);
+
+	c.sim_set = c.sim->add_subcommand("set", "change a device's knobs (rings and pools are rebuilt)");
+	add_ifname(c.sim_set, o);
+	c.sim_set->add_option("--pool", c.pool, "ppkit, native (the kernel's) or none")
+		->check(one_of("pool", names_of<ppkit::SimPool>()))
+		->type_name("POOL");
+	c.sim_set->add_option("--rx", c.rx, "zerocopy (build_skb) or copy")
+		->check(one_of("rx mode", names_of<ppkit::SimRx>()))
+		->type_name("MODE");
+	c.sim_set->add_option("--sync", c.sync, "precise or full DMA sync for device")
+		->check(one_of("sync", names_of<ppkit::SimSync>()))
+		->type_name("SYNC");
+	c.sim_set->add_option("--prefetch", c.prefetch, "after-sync or before-sync")
+		->check(one_of("prefetch", names_of<ppkit::SimPrefetch>()))
+		->type_name("WHEN");
+	c.sim_set->add_option("--cache", c.cache, "lifo (NAPI cache) or fifo (ring)")
+		->check(one_of("cache", names_of<ppkit::SimCache>()))
+		->type_name("ORDER");
+	c.sim_set->add_option("--numa-rule", c.numa, "on: far-node pages are released")
+		->check(one_of("numa rule", {"on", "off"}))
+		->type_name("on|off");
+	c.sim_set->add_option("--irq-cpu", c.irq_cpu, "queue 0's interrupt CPU (queue q: +q); auto: CPU q")
+		->check(cpu_check("irq cpu", "auto"))
+		->type_name("N|auto");
+	c.set_ring = c.sim_set->add_option("--ring-size", c.ring, "RX descriptors per queue")
+			     ->check(uint_check("ring size", 1, UINT32_MAX, ""))
+			     ->type_name("N");
+
+	c.gen = c.sim->add_subcommand("gen", "the traffic generator: start, stop");
+	c.gen->require_subcommand(0, 1);
+	c.gen_start = c.gen->add_subcommand("start", "write frames into the device's RX rings (root)");
+	add_ifname(c.gen_start, o);
+	c.gen_rate = c.gen_start->add_option("--rate", c.rate, "frames/s over all queues, 0: line rate")
+			     ->check(uint_check("rate", 0, UINT64_MAX, ""))
+			     ->type_name("PPS");
+	c.gen_size = c.gen_start->add_option("--size", c.size, "frame bytes without FCS (60..MTU+14)")
+			     ->check(uint_check("frame size", 60, 65535 + 14, ""))
+			     ->type_name("BYTES");
+	c.gen_start->add_option("--ethertype", c.ethertype, "0x0800 (UDP/IPv4, the default) or another")
+		->check(ethertype_check())
+		->type_name("TYPE");
+	c.gen_port = c.gen_start->add_option("--dst-port", c.port, "UDP destination port")
+			     ->check(uint_check("port", 1, 65535, ""))
+			     ->type_name("N");
+	c.gen_count = c.gen_start->add_option("--count", c.count, "frames to send, 0: until stopped")
+			      ->check(uint_check("count", 0, UINT64_MAX, ""))
+			      ->type_name("N");
+	c.gen_start->add_option("--cpu", c.gen_cpu, "CPU the generator runs on (default: the last)")
+		->check(cpu_check("cpu", "last"))
+		->type_name("N");
+	c.gen_stop = c.gen->add_subcommand("stop", "stop the generator");
+	add_ifname(c.gen_stop, o);
+}
+
+void add_xdp(CLI::App &app, Options &o, SimXdpCli &c)
+{
+	c.xdp = app.add_subcommand("xdp", "XDP programs on an interface: attach, detach, status");
+	c.xdp->require_subcommand(0, 1);
+	auto mode = [&c](CLI::App *cmd) {
+		cmd->add_option("--mode", c.mode, "native (in the driver, default) or generic")
+			->check(one_of("mode", {"native", "generic"}))
+			->type_name("MODE");
+	};
+	c.xdp_attach = c.xdp->add_subcommand("attach", "attach a program, replacing the mode's (root)");
+	add_ifname(c.xdp_attach, o);
+	mode(c.xdp_attach);
+	c.xdp_attach->add_option("--prog", o.xdp_prog, "drop (default), pass, tx (MACs swapped) or FILE.o")
+		->check(prog_check())
+		->type_name("PROG");
+	c.xdp_detach = c.xdp->add_subcommand("detach", "detach the mode's program (root)");
+	add_ifname(c.xdp_detach, o);
+	mode(c.xdp_detach);
+	c.xdp_status = c.xdp->add_subcommand("status", "the programs attached, by mode");
+	add_ifname(c.xdp_status, o);
+}
+
+}  // namespace
+
+namespace {
+
+// The options of a parsed sim or xdp command; @usage words a refusal.
+template <typename Usage>
+Parsed parse_sim_xdp(Options &o, const SimXdpCli &c, Usage usage)
+{
+	if (c.sim->parsed()) {
+		if (c.sim_list->parsed()) {
+			o.command = Command::SimList;
+		} else if (c.sim_add->parsed()) {
+			o.command = Command::SimAdd;
+		} else if (c.sim_del->parsed()) {
+			o.command = Command::SimDel;
+		} else if (c.sim_set->parsed()) {
+			o.command = Command::SimSet;
+			ppkit::SimSettings &st = o.sim_set;
+			if (!c.pool.empty())
+				st.pool = ppkit::sim_from_string<ppkit::SimPool>(c.pool);
+			if (!c.rx.empty())
+				st.rx = ppkit::sim_from_string<ppkit::SimRx>(c.rx);
+			if (!c.sync.empty())
+				st.sync = ppkit::sim_from_string<ppkit::SimSync>(c.sync);
+			if (!c.prefetch.empty())
+				st.prefetch = ppkit::sim_from_string<ppkit::SimPrefetch>(c.prefetch);
+			if (!c.cache.empty())
+				st.cache = ppkit::sim_from_string<ppkit::SimCache>(c.cache);
+			if (!c.numa.empty())
+				st.numa_rule = ppkit::on_off_from_string(c.numa);
+			if (!c.irq_cpu.empty())
+				st.irq_cpu = cpu_value(c.irq_cpu, "auto");
+			if (c.set_ring->count())
+				st.ring_size = c.ring;
+			if (st.empty())
+				return usage("sim set: give at least one of --pool, --rx, --sync, --prefetch, "
+					     "--cache, --numa-rule, --irq-cpu, --ring-size");
+		} else if (c.gen_start->parsed()) {
+			o.command = Command::SimGenStart;
+			if (c.gen_rate->count())
+				o.gen.rate = c.rate;
+			if (c.gen_size->count())
+				o.gen.size = c.size;
+			if (!c.ethertype.empty())
+				o.gen.ethertype = parse_ethertype(c.ethertype);
+			if (c.gen_port->count())
+				o.gen.dst_port = c.port;
+			if (c.gen_count->count())
+				o.gen.count = c.count;
+			if (!c.gen_cpu.empty())
+				o.gen.cpu = cpu_value(c.gen_cpu, "last");
+		} else if (c.gen_stop->parsed()) {
+			o.command = Command::SimGenStop;
+		} else if (c.gen->parsed()) {
+			return usage("sim gen: start or stop?");
+		} else {
+			return usage("sim: a command is required: list, add, del, set or gen");
+		}
+		return {o, kExitOk};
+	}
+	if (c.xdp_attach->parsed())
+		o.command = Command::XdpAttach;
+	else if (c.xdp_detach->parsed())
+		o.command = Command::XdpDetach;
+	else if (c.xdp_status->parsed())
+		o.command = Command::XdpStatus;
+	else
+		return usage("xdp: a command is required: attach, detach or status");
+	o.xdp_mode = *ppkit::xdp_mode_from_string(c.mode);
+	return {o, kExitOk};
+}
+
 }  // namespace
 
 Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
@@ -44,7 +335,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		   "See Documentation/ppctl.rst (JSON schema, every field).");
 
 	std::string source = "ppkit";
-	app.add_option("-s,--source", source, "ppkit (default), netdev (upstream, Linux >= 6.8), all")
+	auto *source_opt = app.add_option("-s,--source", source, "ppkit (default), netdev (upstream, Linux >= 6.8), all")
 		->check(CLI::IsMember({"ppkit", "netdev", "all"}))
 		->type_name("SRC");
 	app.add_flag("-j,--json", o.json, "JSON output (one object per line when streaming)");
@@ -88,6 +379,10 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 				   ->check(uint_check("count", 1, UINT32_MAX, ""))
 				   ->type_name("N");
 
+	SimXdpCli sx;
+	add_sim(app, o, sx);
+	add_xdp(app, o, sx);
+
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
@@ -103,7 +398,12 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		return Parsed{std::nullopt, kExitUsage};
 	};
 	if (app.get_subcommands().empty())
-		return usage("a command is required: list, stats, set or monitor");
+		return usage("a command is required: list, stats, set, monitor, sim or xdp");
+	if (sx.sim->parsed() || sx.xdp->parsed()) {
+		if (source_opt->count())
+			return usage("sim and xdp commands take no --source");
+		return parse_sim_xdp(o, sx, usage);
+	}
 	if (list->parsed()) {
 		o.command = Command::List;
 	} else if (stats->parsed()) {
@@ -149,6 +449,17 @@ int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
 			return cmd_set(o, out, err);
 		case Command::Monitor:
 			return cmd_monitor(o, out, err);
+		case Command::SimList:
+		case Command::SimAdd:
+		case Command::SimDel:
+		case Command::SimSet:
+		case Command::SimGenStart:
+		case Command::SimGenStop:
+			return cmd_sim(o, out, err);
+		case Command::XdpAttach:
+		case Command::XdpDetach:
+		case Command::XdpStatus:
+			return cmd_xdp(o, out, err);
 		}
 	} catch (const UsageError &e) {
 		err << "ppctl: " << e.what() << "\n";

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "ppkit/sim.h"
+#include "ppkit/xdp.h"
+
 namespace ppctl {
 
 // Exit statuses (Documentation/ppctl.rst).
@@ -17,7 +20,21 @@ enum Exit : int {
 	kExitKernel = 2,	// the kernel or netlink said no (module missing, EPERM, ...)
 };
 
-enum class Command { List, Stats, Set, Monitor };
+enum class Command {
+	List,
+	Stats,
+	Set,
+	Monitor,
+	SimList,
+	SimAdd,
+	SimDel,
+	SimSet,
+	SimGenStart,
+	SimGenStop,
+	XdpAttach,
+	XdpDetach,
+	XdpStatus,
+};
 enum class SourceSel { Ppkit, Netdev, All };
 
 struct Options {
@@ -35,6 +52,13 @@ struct Options {
 	std::uint32_t pool = 0;
 	std::optional<std::uint32_t> ring_size;
 	std::optional<std::uint32_t> refill_batch;
+	// sim and xdp: the interface, by name in our network namespace
+	std::string ifname;
+	ppkit::SimNewDevice sim_new;	// sim add
+	ppkit::SimSettings sim_set;	// sim set
+	ppkit::SimGenParams gen;	// sim gen start
+	ppkit::XdpMode xdp_mode = ppkit::XdpMode::Native;
+	std::string xdp_prog = "drop";	// a bundled program's name, or FILE.o
 };
 
 struct Parsed {

@@ -144,10 +144,7 @@ std::optional<std::uint32_t> dev_index(const std::string &dev)
 {
 	if (dev.empty())
 		return std::nullopt;
-	unsigned idx = if_nametoindex(dev.c_str());
-	if (!idx)
-		throw UsageError(fmt::format("no interface '{}' (see ip link)", dev));
-	return idx;
+	return ifindex_of(dev);
 }
 
 void note_no_stats(std::ostream &err)
@@ -157,6 +154,14 @@ void note_no_stats(std::ostream &err)
 }
 
 }  // namespace
+
+std::uint32_t ifindex_of(const std::string &name)
+{
+	unsigned idx = if_nametoindex(name.c_str());
+	if (!idx)
+		throw UsageError(fmt::format("no interface '{}' (see ip link)", name));
+	return idx;
+}
 
 int cmd_list(const Options &o, std::ostream &out, std::ostream &err)
 {

@@ -3,8 +3,10 @@
 // ppkit::Error; usage errors found at run time as UsageError.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <stdexcept>
+#include <string>
 
 #include "cli.h"
 
@@ -18,5 +20,13 @@ int cmd_list(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_stats(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_set(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_monitor(const Options &o, std::ostream &out, std::ostream &err);
+
+// commands_sim.cpp: ppsim devices and XDP programs.
+int cmd_sim(const Options &o, std::ostream &out, std::ostream &err);
+int cmd_xdp(const Options &o, std::ostream &out, std::ostream &err);
+
+// The ifindex of interface @name in our network namespace; UsageError if
+// there is none.
+std::uint32_t ifindex_of(const std::string &name);
 
 }  // namespace ppctl
