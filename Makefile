@@ -3,6 +3,7 @@
 #   make run        boot the lab, load the pool, run selftests and benchmark
 #   make test       deps + build + every test (what CI runs)
 #   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json
+#   make regress    the seeds' experiments on ppsim, one boot each -> build/regress/
 #   make check      checkpatch --strict and sparse on our kernel code
 #   make tools      libppkit + ppctl (CMake, build/tools) -> build/bin/ppctl
 #   make test-unit  the user-space unit tests (Catch2)
@@ -14,7 +15,7 @@ KMOD := $(CURDIR)/kmod
 BUILD := $(CURDIR)/build
 TOOLS_BUILD := $(BUILD)/tools
 
-.PHONY: all modules tools test-unit deps run test test-kernel bench check clean help
+.PHONY: all modules tools test-unit deps run test test-kernel bench regress check clean help
 
 all: modules tools
 
@@ -54,6 +55,11 @@ test: deps
 
 bench: modules
 	scripts/bench/pool-bench.sh
+
+regress: deps
+	$(MAKE) modules
+	$(MAKE) tools
+	scripts/regress/run-lab.sh
 
 run: deps
 	$(MAKE) modules

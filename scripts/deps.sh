@@ -25,7 +25,7 @@ PKGS=(
 	# XDP programs (clang -target bpf, bpftool skeletons) and libbpf for ppctl xdp
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 	# ppsim lab traffic and the regression suite (the guest uses the host's userland)
-	iproute2 ethtool iperf3 gnuplot-nox linux-perf
+	iproute2 iputils-ping ethtool iperf3 gnuplot-nox linux-perf
 )
 
 missing=()

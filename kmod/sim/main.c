@@ -190,6 +190,17 @@ int ppsim_reconfigure(struct ppsim_priv *priv, const struct ppsim_cfg *cfg,
 	int err;
 
 	ASSERT_RTNL();
+	old.irq_cpu = cfg->irq_cpu;
+	if (!memcmp(&old, cfg, sizeof(old))) {
+		/* only the interrupt moves, as with /proc/irq/N/smp_affinity */
+		unsigned int q;
+
+		priv->cfg.irq_cpu = cfg->irq_cpu;
+		for (q = 0; up && q < priv->num_rx; q++)
+			WRITE_ONCE(priv->rxq[q].irq_cpu, ppsim_irq_cpu(priv, q));
+		return 0;
+	}
+	old = priv->cfg;
 	if (up)
 		ppsim_rings_down(priv);
 	priv->cfg = *cfg;
@@ -468,6 +479,8 @@ static int __init ppsim_init(void)
 	if (IS_ERR(ppsim_pdev))
 		return PTR_ERR(ppsim_pdev);
 	ppsim_dmadev = &ppsim_pdev->dev;
+	/* a NIC sits on a node: buffers from elsewhere are far (seed 002) */
+	set_dev_node(ppsim_dmadev, first_online_node);
 	err = dma_coerce_mask_and_coherent(ppsim_dmadev, DMA_BIT_MASK(64));
 	if (err)
 		goto unreg_pdev;

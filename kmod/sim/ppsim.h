@@ -52,7 +52,7 @@ struct ppsim_cfg {
 	u32 sync;		/* enum ppsim_sync */
 	u32 prefetch;		/* enum ppsim_prefetch */
 	u32 cache;		/* enum ppsim_cache */
-	bool numa_rule;
+	u32 numa_rule;		/* u32: no padding, the struct is compared whole */
 	int irq_cpu;
 };
 
@@ -166,6 +166,7 @@ int ppsim_cfg_check(struct ppsim_priv *priv, const struct ppsim_cfg *cfg,
 int ppsim_rings_up(struct ppsim_priv *priv);
 void ppsim_rings_down(struct ppsim_priv *priv);
 int ppsim_poll(struct napi_struct *napi, int budget);
+int ppsim_irq_cpu(const struct ppsim_priv *priv, unsigned int q);
 void ppsim_irq(void *arg);
 void ppsim_raise_irq(struct ppsim_rxq *rxq);
 unsigned int ppsim_dev_write(struct ppsim_rxq *rxq, const void *frame, u32 len,

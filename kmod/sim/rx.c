@@ -26,6 +26,15 @@ unsigned int ppsim_order(unsigned int headroom, unsigned int mtu)
 	return get_order(truesize);
 }
 
+/* Queue @q's interrupt goes to irq_cpu + q, or to CPU q, wrapped to online CPUs. */
+int ppsim_irq_cpu(const struct ppsim_priv *priv, unsigned int q)
+{
+	int cpu = priv->cfg.irq_cpu >= 0 ? priv->cfg.irq_cpu + q : q;
+
+	cpu %= nr_cpu_ids;
+	return cpu_online(cpu) ? cpu : cpumask_first(cpu_online_mask);
+}
+
 /* ---- the device ------------------------------------------------------ */
 
 /*
@@ -451,10 +460,7 @@ static int ppsim_rxq_alloc(struct ppsim_rxq *rxq, struct bpf_prog *prog)
 	rxq->ntu = 0;
 	rxq->dev_next = 0;
 	rxq->xdp_tx_kick = NULL;
-	rxq->irq_cpu = priv->cfg.irq_cpu >= 0 ?
-		       (priv->cfg.irq_cpu + rxq->idx) % nr_cpu_ids : rxq->idx % nr_cpu_ids;
-	if (!cpu_online(rxq->irq_cpu))
-		rxq->irq_cpu = cpumask_first(cpu_online_mask);
+	rxq->irq_cpu = ppsim_irq_cpu(priv, rxq->idx);
 	rxq->headroom = prog ? XDP_PACKET_HEADROOM : NET_SKB_PAD + NET_IP_ALIGN;
 	rxq->order = prog ? 0 : ppsim_order(rxq->headroom, mtu);
 	rxq->frame_max = ppsim_frame_max(mtu);
