@@ -25,6 +25,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <ppkit/modparam.h>
 #include <linux/kernel.h>
 #include <linux/interrupt.h>
 #include <linux/completion.h>
@@ -62,29 +63,14 @@
 static unsigned int loops = 200000;
 static unsigned int runs = 7;
 
-static int bench_set_uint(const char *val, const struct kernel_param *kp,
-			  unsigned int min, unsigned int max)
-{
-	unsigned int v;
-	int ret;
-
-	ret = kstrtouint(val, 0, &v);
-	if (ret)
-		return ret;
-	if (v < min || v > max)
-		return -ERANGE;
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
 static int loops_set(const char *val, const struct kernel_param *kp)
 {
-	return bench_set_uint(val, kp, BENCH_LOOPS_MIN, BENCH_LOOPS_MAX);
+	return ppkit_param_set_range(val, kp, BENCH_LOOPS_MIN, BENCH_LOOPS_MAX);
 }
 
 static int runs_set(const char *val, const struct kernel_param *kp)
 {
-	return bench_set_uint(val, kp, BENCH_RUNS_MIN, BENCH_RUNS_MAX);
+	return ppkit_param_set_range(val, kp, BENCH_RUNS_MIN, BENCH_RUNS_MAX);
 }
 
 static const struct kernel_param_ops loops_ops = {

@@ -87,7 +87,8 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 	if (ptr_ring_init(&pool->ring, params->pool_size, GFP_KERNEL))
 		goto err_stats;
 	/* Lent pages are tracked in a FIFO as large as the ring, rounded up. */
-	pool->lent_mask = roundup_pow_of_two(params->pool_size) - 1;
+	/* a TCP receive queue holds several rings' worth of pages for a while */
+	pool->lent_mask = PPB_LENT_PER_RING * roundup_pow_of_two(params->pool_size) - 1;
 	pool->lent = kvcalloc(pool->lent_mask + 1, sizeof(*pool->lent), GFP_KERNEL);
 	if (!pool->lent)
 		goto err_ring;

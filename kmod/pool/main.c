@@ -6,6 +6,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <ppkit/modparam.h>
 #include <linux/xarray.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
@@ -14,30 +15,14 @@
 unsigned int ppb_lend_timeout_ms = 1000;
 unsigned int ppb_shutdown_warn_s = 60;
 
-static int ppb_param_set_range(const char *val, const struct kernel_param *kp,
-			       unsigned int min, unsigned int max)
-{
-	unsigned int v;
-	int err = kstrtouint(val, 0, &v);
-
-	if (err)
-		return err;
-	if (v < min || v > max) {
-		pr_err("ppkit: %s=%u out of range %u..%u\n", kp->name, v, min, max);
-		return -ERANGE;
-	}
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
 static int ppb_set_lend_timeout(const char *val, const struct kernel_param *kp)
 {
-	return ppb_param_set_range(val, kp, 1, 600000);
+	return ppkit_param_set_range(val, kp, 1, 600000);
 }
 
 static int ppb_set_warn(const char *val, const struct kernel_param *kp)
 {
-	return ppb_param_set_range(val, kp, 1, 86400);
+	return ppkit_param_set_range(val, kp, 1, 86400);
 }
 
 static const struct kernel_param_ops ppb_lend_timeout_ops = {

@@ -7,6 +7,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <ppkit/modparam.h>
 #include <linux/platform_device.h>
 #include <linux/etherdevice.h>
 #include <linux/filter.h>
@@ -17,35 +18,19 @@
 static unsigned int devs = 1, rx_queues = 1, tx_queues = 1, ring_size = PPSIM_RING_DEFAULT;
 static bool pair;
 
-static int ppsim_param_set(const char *val, const struct kernel_param *kp, unsigned int min,
-			   unsigned int max)
-{
-	unsigned int v;
-	int err = kstrtouint(val, 0, &v);
-
-	if (err)
-		return err;
-	if (v < min || v > max) {
-		pr_err("ppsim: %s=%u out of range %u..%u\n", kp->name, v, min, max);
-		return -ERANGE;
-	}
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
 static int ppsim_set_devs(const char *val, const struct kernel_param *kp)
 {
-	return ppsim_param_set(val, kp, 0, PPSIM_MAX_DEVS);
+	return ppkit_param_set_range(val, kp, 0, PPSIM_MAX_DEVS);
 }
 
 static int ppsim_set_queues(const char *val, const struct kernel_param *kp)
 {
-	return ppsim_param_set(val, kp, 1, PPSIM_MAX_QUEUES);
+	return ppkit_param_set_range(val, kp, 1, PPSIM_MAX_QUEUES);
 }
 
 static int ppsim_set_ring(const char *val, const struct kernel_param *kp)
 {
-	return ppsim_param_set(val, kp, PPSIM_RING_MIN, PPSIM_RING_MAX);
+	return ppkit_param_set_range(val, kp, PPSIM_RING_MIN, PPSIM_RING_MAX);
 }
 
 static const struct kernel_param_ops ppsim_devs_ops = {

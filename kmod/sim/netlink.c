@@ -196,7 +196,8 @@ static int ppsim_nl_dev_new_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int ppsim_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
+/* Commands that name a device and do one thing to it, under rtnl. */
+static int ppsim_nl_on_dev(struct genl_info *info, void (*fn)(struct ppsim_priv *priv))
 {
 	struct ppsim_priv *priv;
 	int err = 0;
@@ -206,9 +207,19 @@ static int ppsim_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(priv))
 		err = PTR_ERR(priv);
 	else
-		ppsim_destroy(priv->dev);
+		fn(priv);
 	rtnl_unlock();
 	return err;
+}
+
+static void ppsim_destroy_priv(struct ppsim_priv *priv)
+{
+	ppsim_destroy(priv->dev);
+}
+
+static int ppsim_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return ppsim_nl_on_dev(info, ppsim_destroy_priv);
 }
 
 static void ppsim_get_u32(struct nlattr **a, int type, u32 *v)
@@ -286,17 +297,7 @@ static int ppsim_nl_gen_start_doit(struct sk_buff *skb, struct genl_info *info)
 
 static int ppsim_nl_gen_stop_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ppsim_priv *priv;
-	int err = 0;
-
-	rtnl_lock();
-	priv = ppsim_nl_dev(info);
-	if (IS_ERR(priv))
-		err = PTR_ERR(priv);
-	else
-		ppsim_gen_stop(priv);
-	rtnl_unlock();
-	return err;
+	return ppsim_nl_on_dev(info, ppsim_gen_stop);
 }
 
 static const struct genl_ops ppsim_nl_ops[] = {

@@ -220,7 +220,13 @@ static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, dma_a
 
 	switch (priv->cfg.pool) {
 	case PPSIM_POOL_PPKIT:
-		skb = ppb_build_skb(rxq->pp, page, off, len);
+		/* as with the kernel's pool: the NAPI skb cache, then mark */
+		skb = napi_build_skb(va, PAGE_SIZE << rxq->order);
+		if (likely(skb)) {
+			skb_reserve(skb, off);
+			__skb_put(skb, len);
+			ppb_skb_mark(rxq->pp, skb);
+		}
 		break;
 	case PPSIM_POOL_NATIVE:
 		skb = napi_build_skb(va, PAGE_SIZE << rxq->order);

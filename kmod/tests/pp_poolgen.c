@@ -9,6 +9,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <ppkit/modparam.h>
 #include <linux/platform_device.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
@@ -22,35 +23,19 @@
 
 static unsigned int pools = 4, inflight, churn;
 
-static int pg_set(const char *val, const struct kernel_param *kp, unsigned int min,
-		  unsigned int max)
-{
-	unsigned int v;
-	int err = kstrtouint(val, 0, &v);
-
-	if (err)
-		return err;
-	if (v < min || v > max) {
-		pr_err("pp_poolgen: %s=%u out of range %u..%u\n", kp->name, v, min, max);
-		return -ERANGE;
-	}
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
 static int pg_set_pools(const char *val, const struct kernel_param *kp)
 {
-	return pg_set(val, kp, 1, PG_MAX_POOLS);
+	return ppkit_param_set_range(val, kp, 1, PG_MAX_POOLS);
 }
 
 static int pg_set_inflight(const char *val, const struct kernel_param *kp)
 {
-	return pg_set(val, kp, 0, PG_MAX_INFLIGHT);
+	return ppkit_param_set_range(val, kp, 0, PG_MAX_INFLIGHT);
 }
 
 static int pg_set_churn(const char *val, const struct kernel_param *kp)
 {
-	return pg_set(val, kp, 0, 1024);
+	return ppkit_param_set_range(val, kp, 0, 1024);
 }
 
 static const struct kernel_param_ops pg_pools_ops = {

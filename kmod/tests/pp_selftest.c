@@ -643,22 +643,25 @@ out:
 
 static void test_lent_fifo_full(void)
 {
+	/* pool_size 2: 2 * PPB_LENT_PER_RING lent pages tracked at most */
+	enum { TRACKED = 2 * PPB_LENT_PER_RING };
 	struct ppb_params p = st_params();
+	struct sk_buff *skb[TRACKED + 1];
+	struct page *page[TRACKED + 1];
 	struct ppb_pool *pool;
-	struct sk_buff *skb[3];
-	struct page *page[3];
 	int i;
 
-	p.pool_size = 2;	/* two lent pages tracked at most */
+	p.pool_size = 2;
 	pool = st_create(&p);
 	if (!pool)
 		return;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i <= TRACKED; i++)
 		skb[i] = st_skb(pool, &page[i]);
 	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 1, "oldest orphaned to make room");
 	EXPECT(page_ref_count(page[0]) == 1, "page 0 belongs to its skb alone");
+	EXPECT(page_ref_count(page[1]) > 1, "page 1 still tracked by the pool");
 	st_consistent(pool, 0);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i <= TRACKED; i++)
 		kfree_skb(skb[i]);
 	ppb_pool_destroy(pool);
 }

@@ -2,7 +2,8 @@
 # `make run`: the most complete demo the project gives so far. Boots the lab,
 # loads the pool and runs its KTAP selftests, then the benchmark of the pool
 # against the kernel's page_pool and the page allocator (one boot), prints
-# its table, and last shows pools with traffic through ppctl.
+# its table, and last ppsim (the software NIC) carrying traffic, seen live
+# through ppctl.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p build/lab
@@ -16,5 +17,5 @@ echo "== 2/3 benchmark: ppkit vs native page_pool vs page allocator"
 scripts/bench/pool-bench.sh > build/lab/demo-bench.out 2>&1 ||
 	{ cat build/lab/demo-bench.out; echo "benchmark failed"; exit 1; }
 sed -n '/^median ns\/op/,$p' build/lab/demo-bench.out
-echo "== 3/3 pools with traffic (pp_poolgen), through ppctl"
-exec scripts/lab/run --smp 2 -- tests/lab/demo-ppctl.sh
+echo "== 3/3 ppsim with traffic (generator, TCP, XDP), live through ppctl"
+exec scripts/lab/run --smp 2 --mem 1536 -- tests/lab/demo-ppsim.sh

@@ -266,16 +266,16 @@ def sim_add(pair=False, rx_queues=1, ring=256):
 
 def sim_set(dev, **knobs):
     opts = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in knobs.items())
-    ppctl(f"sim set {dev} {opts}", capture=False)
+    ppctl(f"sim set {dev} {opts}")
 
 
 def gen_start(dev, **opts):
     o = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in opts.items())
-    ppctl(f"sim gen start {dev} {o}", capture=False)
+    ppctl(f"sim gen start {dev} {o}")
 
 
 def gen_stop(dev):
-    ppctl(f"sim gen stop {dev}", capture=False, check=False)
+    log("  " + ppctl(f"sim gen stop {dev}", check=False).strip())
 
 
 def xdp(dev, prog=None, netns=None):
