@@ -15,6 +15,8 @@ using nlohmann::json;
 
 namespace {
 
+using text::keys;
+
 Pool pool(std::uint32_t id, std::uint64_t inflight = 8)
 {
 	Pool p;
@@ -56,14 +58,6 @@ Sample busy(std::uint32_t id)
 }
 
 using text::lines;
-
-std::set<std::string> keys(const json &j)
-{
-	std::set<std::string> k;
-	for (const auto &[key, v] : j.items())
-		k.insert(key);
-	return k;
-}
 
 }  // namespace
 

@@ -15,6 +15,8 @@ using text::lines;
 
 namespace {
 
+using text::keys;
+
 SimDevice port(std::uint32_t ifindex, std::uint32_t peer)
 {
 	SimDevice d;
@@ -58,14 +60,6 @@ SimDevice busy()
 	d.gen.sent = 123'456'789;
 	d.gen.missed = 1234;
 	return d;
-}
-
-std::set<std::string> keys(const json &j)
-{
-	std::set<std::string> k;
-	for (const auto &[key, v] : j.items())
-		k.insert(key);
-	return k;
 }
 
 }  // namespace

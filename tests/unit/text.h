@@ -1,9 +1,12 @@
 // Helpers for tests that read rendered text.
 #pragma once
 
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace text {
 
@@ -15,6 +18,15 @@ inline std::vector<std::string> lines(const std::string &s)
 	for (std::string l; std::getline(in, l);)
 		v.push_back(l);
 	return v;
+}
+
+// The keys of JSON object @j.
+inline std::set<std::string> keys(const nlohmann::json &j)
+{
+	std::set<std::string> k;
+	for (const auto &[key, v] : j.items())
+		k.insert(key);
+	return k;
 }
 
 }  // namespace text

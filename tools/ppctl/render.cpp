@@ -17,12 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-template <typename T>
-json opt(const std::optional<T> &v)
-{
-	return v ? json(*v) : json(nullptr);
-}
-
 json str_or_null(const std::string &s)
 {
 	return s.empty() ? json(nullptr) : json(s);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,13 @@
 #include "ppkit/types.h"
 
 namespace ppctl {
+
+// An optional value as JSON: the value, or null (the schema never omits keys).
+template <typename T>
+nlohmann::json opt(const std::optional<T> &v)
+{
+	return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 // Bumped whenever a field changes meaning or goes away (adding one does not).
 inline constexpr int kJsonVersion = 1;

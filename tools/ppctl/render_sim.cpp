@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "format.h"
+#include "render.h"
 #include "table.h"
 
 namespace ppctl {
@@ -12,12 +13,6 @@ using nlohmann::json;
 using ppkit::SimDevice;
 
 namespace {
-
-template <typename T>
-json opt(const std::optional<T> &v)
-{
-	return v ? json(*v) : json(nullptr);
-}
 
 template <typename E>
 json opt_name(const std::optional<E> &v)
