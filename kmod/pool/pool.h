@@ -47,6 +47,8 @@ enum ppb_cctr {
 	PPB_C_RECLAIM_FAR_NODE,
 	PPB_C_RECLAIM_RELEASED,		/* ... released: pool destroyed or ring full */
 	PPB_C_ORPHANED,
+	PPB_C_SYNC,			/* syncs of direct returns (PPB_P_SYNC: the rest) */
+	PPB_C_SYNC_BYTES,
 	PPB_C_NR
 };
 

@@ -123,8 +123,8 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	o[PPB_STAT_RELEASED_DESTROYED] = p[PPB_P_DESTROYED];
 	/* Taken out by refills and flushes, or dropped by a pool-set shrink. */
 	o[PPB_STAT_RING_CONSUMED] = c[PPB_C_RING_CONSUMED] + p[PPB_P_RESIZE_DROPPED];
-	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC];
-	o[PPB_STAT_SYNC_FOR_DEVICE_BYTES] = p[PPB_P_SYNC_BYTES];
+	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC] + c[PPB_C_SYNC];
+	o[PPB_STAT_SYNC_FOR_DEVICE_BYTES] = p[PPB_P_SYNC_BYTES] + c[PPB_C_SYNC_BYTES];
 
 	st->inflight_pages = ppb_diff(served, returned + o[PPB_STAT_PAGES_RECLAIMED] +
 				      c[PPB_C_ORPHANED]);
