@@ -3,17 +3,24 @@
 import glob
 import json
 import os
+import statistics
 import sys
 
 out = sys.argv[1] if len(sys.argv) > 1 else "build/regress"
-print("| scenario | ratio | here | seed | direction | seed source |")
+print("| scenario | ratio (median of per-run ratios) | here | seed | direction | seed source |")
 print("|---|---|---|---|---|---|")
 for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     doc = json.load(open(path))
     if "ratios" not in doc:
         continue
+    samples = {row["variant"]: row.get("samples") for row in doc["rows"]
+               if row["metric"] != "alloc_hit_rate"}
     for label, r in doc["ratios"].items():
-        here, seed = r.get("ratio"), r.get("seed")
+        seed = r.get("seed")
+        # the median of per-run ratios (see rlib.paired_ratio)
+        pa, pb = samples.get(r["a"]) or [], samples.get(r["b"]) or []
+        pairs = sorted(x / y for x, y in zip(pa, pb) if x and y)
+        here = statistics.median(pairs) if pairs else r.get("ratio")
         if here is None:
             d = "no data"
         elif seed is None:
