@@ -1,0 +1,148 @@
+#!/bin/bash
+# Build pp_backport and the patched drivers for one target, out of tree, from
+# the target kernel's own source (scripts/drivers/prepare.sh fetches it).
+#
+#   scripts/drivers/build.sh [options] ARCH [DRIVER...]
+#     ARCH        x86_64 | arm64 | arm
+#     DRIVER      stmmac mvpp2 mlx4 (default: every driver that has config_ARCH)
+#     --unpatched build the kernel's driver as it is (baseline for static
+#                 analysis and throughput), into build/drivers/ARCH/unpatched/
+#     --sparse    also run sparse (C=2); logs in build/drivers/ARCH/logs/
+#     KSRC=DIR    use this kernel source instead of Debian's linux-source-6.1
+#
+# Output: build/drivers/ARCH/*.ko (pp_backport.ko and the drivers' modules),
+# logs in build/drivers/ARCH/logs/.  Fails on a patch that does not apply
+# exactly (no fuzz, no offset is fine), a compiler warning, or a vermagic that
+# differs from Debian's kernel.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+unpatched=0 sparse=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--unpatched) unpatched=1 ;;
+	--sparse) sparse=1 ;;
+	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -ge 1 ] || die "usage: build.sh [--unpatched] [--sparse] ARCH [DRIVER...]"
+t=$(drv_target "$1")
+shift
+drivers=("$@")
+if [ ${#drivers[@]} -eq 0 ]; then
+	for c in "$PPKIT_ROOT"/drivers/*/driver.conf; do
+		grep -q "^config_$t=" "$c" && drivers+=("$(basename "$(dirname "$c")")")
+	done
+fi
+
+"$PPKIT_ROOT/scripts/drivers/prepare.sh" "$t"
+read -r krel pkgver srcdir kbuild root < <("$PPKIT_ROOT/scripts/drivers/prepare.sh" --print "$t")
+[ -n "${KSRC:-}" ] && srcdir=$KSRC
+[ -f "$srcdir/Makefile" ] || die "no kernel source at $srcdir"
+srcver=$(make -s -C "$srcdir" kernelversion 2>/dev/null) || die "cannot read the version of $srcdir"
+margs=$(drv_make_args "$t")
+jobs=${JOBS:-$(nproc)}
+
+out=$PPKIT_ROOT/build/drivers/$t
+[ $unpatched = 1 ] && out=$out/unpatched
+logs=$out/logs
+work=$out/work
+mkdir -p "$out" "$logs"
+
+# Debian's vermagic for this kernel, from one of its own modules.
+debian_vermagic() {
+	local ko
+	ko=$(find "${root%/}/lib/modules/$krel/kernel/net/core" -name '*.ko' | head -1)
+	[ -n "$ko" ] || die "no Debian module under ${root%/}/lib/modules/$krel to compare vermagic with"
+	modinfo -F vermagic "$ko"
+}
+want_vermagic=$(debian_vermagic)
+
+check_build_log() { # log name
+	if grep -qE 'warning:|WARNING:' "$1"; then
+		grep -E 'warning:|WARNING:' "$1" >&2
+		die "$2 built with warnings (see $1)"
+	fi
+}
+
+check_vermagic() { # ko
+	local v
+	v=$(modinfo -F vermagic "$1")
+	[ "$v" = "$want_vermagic" ] || die "vermagic of $(basename "$1") is '$v', Debian's $krel has '$want_vermagic'"
+}
+
+kmake() { # dir log args...
+	local dir=$1 log=$2
+	shift 2
+	# shellcheck disable=SC2086
+	make -C "$kbuild" M="$dir" $margs KERNELRELEASE="$krel" -j"$jobs" "$@" modules >"$log" 2>&1 ||
+		{ tail -30 "$log" >&2; die "build failed: see $log"; }
+}
+
+# pp_backport for this target, from a copy of kmod/ (Kbuild writes next to the sources).
+pp=$work/pp_backport
+rm -rf "$pp"
+mkdir -p "$pp"
+cp -r "$PPKIT_ROOT/kmod/include" "$PPKIT_ROOT/kmod/pool" "$PPKIT_ROOT/kmod/Kbuild" "$pp/"
+find "$pp" \( -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' -o -name '*.order' -o -name Module.symvers \) -delete
+echo 'obj-m += pool/' >"$pp/Kbuild"
+kmake "$pp" "$logs/pp_backport.log"
+check_build_log "$logs/pp_backport.log" pp_backport
+check_vermagic "$pp/pool/pp_backport.ko"
+cp "$pp/pool/pp_backport.ko" "$out/"
+say "$t: pp_backport.ko ($krel)"
+
+for drv in "${drivers[@]}"; do
+	conf=$PPKIT_ROOT/drivers/$drv/driver.conf
+	[ -f "$conf" ] || die "no driver '$drv' (drivers/*/driver.conf)"
+	path='' versions=''
+	# shellcheck disable=SC1090
+	. "$conf"
+	cfgvar=config_$t
+	[ -n "${!cfgvar:-}" ] || die "$drv is not built for $t"
+	case " $versions " in
+	*" $srcver "*) ;;
+	*) die "$drv: kernel source $srcver ($srcdir) is not supported; supported: $versions" ;;
+	esac
+	series=$PPKIT_ROOT/drivers/$drv/series
+
+	tree=$work/$drv
+	rm -rf "$tree"
+	mkdir -p "$tree/$(dirname "$path")"
+	cp -r "$srcdir/$path" "$tree/$path"
+	if [ $unpatched = 0 ]; then
+		# series: one patch per line, optionally followed by the only
+		# kernel versions it is for (a fix that later versions carry).
+		while read -r p only; do
+			case "$p" in '' | '#'*) continue ;; esac
+			if [ -n "$only" ] && [[ " $only " != *" $srcver "* ]]; then
+				continue
+			fi
+			patch -d "$tree" -p1 --fuzz=0 --no-backup-if-mismatch -s \
+				<"$PPKIT_ROOT/drivers/$drv/patches/$p" >"$logs/$drv-patch.log" 2>&1 ||
+				{ cat "$logs/$drv-patch.log" >&2; die "$drv: $p does not apply to $srcver"; }
+		done <"$series"
+	fi
+	dir=$tree/$path
+	cp "$PPKIT_ROOT/drivers/Kbuild.glue" "$dir/Kbuild"
+	# Every option the driver's Makefile tests is off unless driver.conf turns it on.
+	# shellcheck disable=SC2207
+	opts=($(grep -o 'obj-$(CONFIG_[A-Z0-9_]*)' "$dir/Makefile" | sed 's/obj-\$(\(.*\))/\1=/' | sort -u))
+	# shellcheck disable=SC2206
+	opts+=(${!cfgvar})
+	kmake "$dir" "$logs/$drv.log" "${opts[@]}" PPKIT_INCLUDE="$PPKIT_ROOT/kmod/include" \
+		KBUILD_EXTRA_SYMBOLS="$pp/Module.symvers"
+	check_build_log "$logs/$drv.log" "$drv"
+	if [ $sparse = 1 ]; then
+		kmake "$dir" "$logs/$drv-sparse.log" "${opts[@]}" PPKIT_INCLUDE="$PPKIT_ROOT/kmod/include" \
+			KBUILD_EXTRA_SYMBOLS="$pp/Module.symvers" C=2
+	fi
+	for ko in "$dir"/*.ko; do
+		check_vermagic "$ko"
+		cp "$ko" "$out/"
+	done
+	say "$t: $drv ($(cd "$dir" && ls ./*.ko | sed 's|^\./||' | tr '\n' ' '))"
+done

@@ -1,0 +1,97 @@
+# Sourced by scripts/drivers/*: where each target architecture's Debian kernel,
+# headers and matching kernel source come from, and where they are cached.
+#
+# Targets (make drivers ARCH=...):
+#   x86_64  the lab kernel (Debian amd64), built against its installed headers
+#   arm64   Debian's arm64 kernel (Macchiatobin, Cortex-A65 boards, qemu -M virt)
+#   arm     Debian's armmp kernel (32-bit ARMv7, qemu -M orangepi-pc)
+#
+# Cross targets use a kernel tree prepared from the matching linux-source-6.1
+# with Debian's own .config and Module.symvers, so vermagic and symbol CRCs are
+# Debian's.  Everything fetched or prepared lives under $PPKIT_CACHE, keyed by
+# version; nothing here is ever committed.
+
+PPKIT_CACHE=${PPKIT_CACHE:-/var/cache/ppkit}
+PPKIT_ROOT=${PPKIT_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+
+die() { echo "drivers: $*" >&2; exit 1; }
+say() { echo "drivers: $*" >&2; }
+
+# The kernel ARCH= for a target name.
+drv_karch() {
+	case "$1" in
+	x86_64 | x86 | amd64) echo x86 ;;
+	arm64 | aarch64) echo arm64 ;;
+	arm | armhf) echo arm ;;
+	*) die "unknown ARCH '$1': use x86_64, arm64 or arm" ;;
+	esac
+}
+
+# Canonical target name (the folder under build/drivers/).
+drv_target() {
+	case "$(drv_karch "$1")" in
+	x86) echo x86_64 ;;
+	arm64) echo arm64 ;;
+	arm) echo arm ;;
+	esac
+}
+
+drv_debarch() {
+	case "$(drv_karch "$1")" in
+	x86) echo amd64 ;; arm64) echo arm64 ;; arm) echo armhf ;;
+	esac
+}
+
+drv_flavour() {
+	case "$(drv_karch "$1")" in
+	x86) echo amd64 ;; arm64) echo arm64 ;; arm) echo armmp ;;
+	esac
+}
+
+drv_cross() {
+	case "$(drv_karch "$1")" in
+	x86) echo "" ;; arm64) echo aarch64-linux-gnu- ;; arm) echo arm-linux-gnueabihf- ;;
+	esac
+}
+
+# The make arguments of a target's kernel build.  Never exported: Debian's x86
+# headers use CC=$(CROSS_COMPILE)gcc-12 and would pick up a cross compiler.
+drv_make_args() {
+	case "$(drv_karch "$1")" in
+	x86) echo "" ;;
+	arm64) echo "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CROSS_COMPILE_COMPAT=arm-linux-gnueabihf-" ;;
+	arm) echo "ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-" ;;
+	esac
+}
+
+# Kernel release of a target: the x86 lab kernel, or the release Debian's
+# flavour metapackage points at in the archive.
+drv_krel() {
+	local karch flav dep
+	karch=$(drv_karch "$1")
+	if [ "$karch" = x86 ]; then
+		"$PPKIT_ROOT/scripts/lab/kver"
+		return
+	fi
+	flav=$(drv_flavour "$1")
+	dep=$(apt-cache depends "linux-image-$flav:$(drv_debarch "$1")" 2>/dev/null |
+		sed -n "s/^ *Depends: linux-image-\(6\.1\.[0-9.-]*-$flav\)\(:.*\)\?$/\1/p" | head -1)
+	[ -n "$dep" ] || die "no linux-image-$flav:$(drv_debarch "$1") in the package lists: run scripts/deps.sh"
+	echo "$dep"
+}
+
+# Debian package version of a kernel release (6.1.176-1), from the archive or dpkg.
+drv_pkgver() {
+	local krel=$1 debarch=$2 v
+	v=$(dpkg-query -W -f='${Version}' "linux-image-$krel" 2>/dev/null || true)
+	[ -n "$v" ] || v=$(apt-cache show --no-all-versions "linux-image-$krel:$debarch" 2>/dev/null |
+		sed -n 's/^Version: //p' | head -1)
+	[ -n "$v" ] || die "cannot find the package version of linux-image-$krel"
+	echo "$v"
+}
+
+# Upstream version of a Debian package version: 6.1.176-1 -> 6.1.176.
+drv_upstream() { echo "${1%%-*}"; }
+
+# Full kernel source of an upstream version, extracted once.
+drv_srcdir() { echo "$PPKIT_CACHE/src/linux-source-$1"; }

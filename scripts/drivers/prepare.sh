@@ -1,0 +1,150 @@
+#!/bin/bash
+# Fetch and prepare what the driver builds and their lab tests need, per target:
+#   - Debian's kernel image (with its modules) and, for cross targets, headers,
+#     plus a static busybox for the target's initramfs;
+#   - the linux-source-6.1 of exactly the kernel's package version, extracted;
+#   - cross targets: a kernel tree prepared from that source with Debian's
+#     .config and Module.symvers (olddefconfig must not change a single option).
+# Idempotent: every step leaves a stamp and is skipped next time.
+#
+#   scripts/drivers/prepare.sh [x86_64|arm64|arm]...   (default: all three)
+#   scripts/drivers/prepare.sh --print ARCH           print KREL PKGVER SRCDIR KBUILD ROOT
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+JOBS=${JOBS:-$(nproc)}
+
+fetch_debs() { # pkg:arch...
+	local want=() p
+	mkdir -p "$PPKIT_CACHE/debs"
+	for p in "$@"; do
+		local name=${p%%:*} arch=${p#*:} ver=
+		if [[ "$name" == *=* ]]; then ver=${name#*=}; name=${name%%=*}; fi
+		if ! compgen -G "$PPKIT_CACHE/debs/${name}_${ver:-*}_$arch.deb" >/dev/null &&
+		   ! compgen -G "$PPKIT_CACHE/debs/${name}_${ver:-*}_all.deb" >/dev/null; then
+			want+=("$name${arch:+:$arch}${ver:+=$ver}")
+		fi
+	done
+	[ ${#want[@]} -eq 0 ] && return
+	say "downloading ${want[*]}"
+	# apt's sandbox user cannot write to our cache; download as root into it.
+	(cd "$PPKIT_CACHE/debs" && apt-get download -o APT::Sandbox::User=root "${want[@]}" >/dev/null) ||
+		die "apt-get download ${want[*]} failed (is the armhf/arm64 architecture added? run scripts/deps.sh)"
+}
+
+deb_path() { # name version arch
+	local f
+	f=$(compgen -G "$PPKIT_CACHE/debs/${1}_${2}_$3.deb" | head -1 || true)
+	[ -n "$f" ] || f=$(compgen -G "$PPKIT_CACHE/debs/${1}_*_$3.deb" | head -1 || true)
+	[ -n "$f" ] || die "no .deb for $1 ($2, $3) in $PPKIT_CACHE/debs"
+	echo "$f"
+}
+
+# The full source tree of the kernel's exact version.
+prepare_source() { # pkgver
+	local pkgver=$1 up src tarball tmp
+	up=$(drv_upstream "$pkgver")
+	src=$(drv_srcdir "$up")
+	[ -f "$src/.ppkit-extracted" ] && return
+	if [ "$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)" = "$pkgver" ]; then
+		tarball=/usr/src/linux-source-6.1.tar.xz
+	else
+		fetch_debs "linux-source-6.1=$pkgver:"
+		tmp=$(mktemp -d "$PPKIT_CACHE/src/.deb.XXXXXX")
+		dpkg-deb --fsys-tarfile "$(deb_path linux-source-6.1 "$pkgver" all)" |
+			tar -x -C "$tmp" ./usr/src/linux-source-6.1.tar.xz
+		tarball=$tmp/usr/src/linux-source-6.1.tar.xz
+	fi
+	say "extracting linux-source $pkgver"
+	rm -rf "$src" "$src.tmp"
+	mkdir -p "$src.tmp"
+	xz -dc -T"$JOBS" "$tarball" | tar -x -C "$src.tmp"
+	mv "$src.tmp/linux-source-6.1" "$src"
+	rmdir "$src.tmp"
+	[ -n "${tmp:-}" ] && rm -rf "$tmp"
+	touch "$src/.ppkit-extracted"
+}
+
+# Debian's image (modules included), headers and busybox for a cross target.
+prepare_root() { # target krel pkgver
+	local t=$1 krel=$2 pkgver=$3 debarch root d
+	debarch=$(drv_debarch "$t")
+	root=$PPKIT_CACHE/$t/root-$krel
+	[ -f "$root/.ppkit-extracted" ] && return
+	fetch_debs "linux-image-$krel=$pkgver:$debarch" "linux-headers-$krel=$pkgver:$debarch" \
+		"busybox-static:$debarch"
+	say "unpacking Debian's $krel"
+	rm -rf "$root"
+	mkdir -p "$root"
+	for d in "$(deb_path "linux-image-$krel" "$pkgver" "$debarch")" \
+		 "$(deb_path "linux-headers-$krel" "$pkgver" "$debarch")" \
+		 "$(deb_path busybox-static '*' "$debarch")"; do
+		dpkg-deb -x "$d" "$root"
+	done
+	# The image package ships no modules.dep: make one for modprobe in the guest.
+	depmod -b "$root" "$krel"
+	touch "$root/.ppkit-extracted"
+}
+
+# A kernel build tree for cross builds: Debian's config, no drift, Debian's symvers.
+prepare_kbuild() { # target krel pkgver
+	local t=$1 krel=$2 pkgver=$3 src out hdr margs drift f
+	src=$(drv_srcdir "$(drv_upstream "$pkgver")")
+	out=$PPKIT_CACHE/$t/kbuild-$krel
+	hdr=$PPKIT_CACHE/$t/root-$krel/usr/src/linux-headers-$krel
+	[ -f "$out/.ppkit-prepared" ] && return
+	command -v pahole >/dev/null || die "pahole missing (dwarves): run scripts/deps.sh"
+	command -v "$(drv_cross "$t")gcc" >/dev/null || die "$(drv_cross "$t")gcc missing: run scripts/deps.sh"
+	margs=$(drv_make_args "$t")
+	say "preparing a $t kernel tree for $krel (olddefconfig + modules_prepare)"
+	rm -rf "$out"
+	mkdir -p "$out"
+	cp "$hdr/.config" "$out/.config"
+	# shellcheck disable=SC2086
+	make -s -C "$src" O="$out" $margs KERNELRELEASE="$krel" olddefconfig >"$out/prepare.log" 2>&1 ||
+		die "olddefconfig failed: see $out/prepare.log"
+	drift=$(diff <(grep -v -e '^#' -e CC_VERSION_TEXT -e '^$' "$hdr/.config" | sort) \
+		     <(grep -v -e '^#' -e CC_VERSION_TEXT -e '^$' "$out/.config" | sort) || true)
+	[ -z "$drift" ] || die "config drift against Debian's $krel (toolchain differs?):
+$drift"
+	# shellcheck disable=SC2086
+	make -s -C "$src" O="$out" $margs KERNELRELEASE="$krel" -j"$JOBS" modules_prepare \
+		>>"$out/prepare.log" 2>&1 || die "modules_prepare failed: see $out/prepare.log"
+	for f in utsrelease.h; do
+		cmp -s "$hdr/include/generated/$f" "$out/include/generated/$f" ||
+			die "$f differs from Debian's: the tree does not match $krel"
+	done
+	cp "$hdr/Module.symvers" "$out/Module.symvers"
+	touch "$out/.ppkit-prepared"
+}
+
+print_target() {
+	local t=$1 krel pkgver
+	krel=$(drv_krel "$t")
+	pkgver=$(drv_pkgver "$krel" "$(drv_debarch "$t")")
+	if [ "$(drv_karch "$t")" = x86 ]; then
+		echo "$krel $pkgver $(drv_srcdir "$(drv_upstream "$pkgver")") /lib/modules/$krel/build /"
+	else
+		echo "$krel $pkgver $(drv_srcdir "$(drv_upstream "$pkgver")") $PPKIT_CACHE/$t/kbuild-$krel $PPKIT_CACHE/$t/root-$krel"
+	fi
+}
+
+if [ "${1:-}" = --print ]; then
+	print_target "$(drv_target "${2:?--print ARCH}")"
+	exit 0
+fi
+
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(x86_64 arm64 arm)
+mkdir -p "$PPKIT_CACHE/src"
+for t in "${targets[@]}"; do
+	t=$(drv_target "$t")
+	krel=$(drv_krel "$t")
+	pkgver=$(drv_pkgver "$krel" "$(drv_debarch "$t")")
+	prepare_source "$pkgver"
+	if [ "$(drv_karch "$t")" != x86 ]; then
+		prepare_root "$t" "$krel" "$pkgver"
+		prepare_kbuild "$t" "$krel" "$pkgver"
+	fi
+	say "$t: $krel (source $pkgver) ready"
+done

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""stmmac runtime test on an emulated Orange Pi PC (Allwinner H3, dwmac-sun8i).
+
+Boots Debian's armmp kernel on `qemu-system-arm -M orangepi-pc` with an
+initramfs holding busybox, Debian's PHY/MDIO modules and one or two stmmac
+module sets, moves TCP data both ways over QEMU's user network (byte counts
+checked on both ends), optionally reads the pools with the armhf ppctl and
+runs the /proc/net/dev-under-traffic stress.  QEMU is killed on a stall or a
+timeout.  Exit 0 only if every check passed and the guest log has no splat.
+
+  orangepi.py --set own=build/drivers/arm [--set base=build/drivers/arm/unpatched]
+              [--rounds N] [--mib M] [--stress S] [--ppctl-root DIR]
+              [--min-hit 0.90] [--json OUT] [--log LOG]
+
+With two sets the transfers alternate between them in one boot (A/B), and
+the JSON holds each set's per-transfer Mbit/s, medians and the paired ratio.
+"""
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
+FORBIDDEN = re.compile(r'BUG:|WARNING:|Oops|refcount_t|list_del corruption|'
+                       r'ppkit.*leak|page_pool.*(stalled|leak)|Kernel panic|'
+                       r'soft lockup|hung_task|rcu.*stall|self-detected stall')
+# Debian modules the stmmac sets need, deepest first (see modules.dep).
+STMMAC_OWN = ('stmmac', 'stmmac-platform', 'dwmac-sun8i')
+
+
+def target():
+    out = subprocess.run([os.path.join(ROOT, 'scripts/drivers/prepare.sh'), '--print', 'arm'],
+                         check=True, capture_output=True, text=True).stdout.split()
+    krel, _pkgver, _src, _kbuild, root = out
+    return krel, root
+
+
+def debian_deps(root, krel):
+    """Debian modules dwmac-sun8i needs, minus the ones we ship, load order."""
+    mdir = os.path.join(root, 'lib/modules', krel)
+    deps = {}
+    with open(os.path.join(mdir, 'modules.dep')) as f:
+        for line in f:
+            mod, _, rest = line.partition(':')
+            deps[mod] = rest.split()
+    key = next(k for k in deps if k.endswith('/dwmac-sun8i.ko'))
+    order = []
+    for path in reversed(deps[key]):  # modules.dep lists the deepest last
+        name = os.path.basename(path)[:-3]
+        if name not in STMMAC_OWN:
+            order.append((name, os.path.join(mdir, path)))
+    return order
+
+
+def build_initrd(work, root, krel, sets, ppctl_root):
+    rootfs = os.path.join(work, 'rootfs')
+    shutil.rmtree(rootfs, ignore_errors=True)
+    for d in ('bin', 'sbin', 'proc', 'sys', 'dev', 'tmp', 'usr/bin',
+              'lib/modules/ppkit/debian'):
+        os.makedirs(os.path.join(rootfs, d), exist_ok=True)
+    shutil.copy(os.path.join(root, 'bin/busybox'), os.path.join(rootfs, 'bin/busybox'))
+    shutil.copy(os.path.join(HERE, 'orangepi-init.sh'), os.path.join(rootfs, 'init'))
+    os.chmod(os.path.join(rootfs, 'init'), 0o755)
+    strip = 'arm-linux-gnueabihf-strip'
+    names = []
+    for name, path in debian_deps(root, krel):
+        subprocess.run([strip, '--strip-debug', '-o',
+                        os.path.join(rootfs, 'lib/modules/ppkit/debian', name + '.ko'), path],
+                       check=True)
+        names.append(name)
+    with open(os.path.join(rootfs, 'lib/modules/ppkit/debian.list'), 'w') as f:
+        f.write('\n'.join(names) + '\n')
+    for sname, sdir in sets:
+        dst = os.path.join(rootfs, 'lib/modules/ppkit', sname)
+        os.makedirs(dst)
+        for m in ('pp_backport',) + STMMAC_OWN:
+            src = os.path.join(sdir, m + '.ko')
+            if os.path.exists(src):
+                subprocess.run([strip, '--strip-debug', '-o', os.path.join(dst, m + '.ko'), src],
+                               check=True)
+            elif m != 'pp_backport':
+                sys.exit(f'orangepi: {src} missing: run make drivers ARCH=arm')
+    if ppctl_root:
+        subprocess.run(['cp', '-a', ppctl_root + '/.', rootfs], check=True)
+    initrd = os.path.join(work, 'initrd.gz')
+    cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=rootfs,
+                          check=True, capture_output=True).stdout
+    with gzip.open(initrd, 'wb', compresslevel=1) as f:
+        f.write(cpio)
+    return initrd
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Host:
+    """The host's ends of the transfers and of the stress streams."""
+
+    def __init__(self, nbytes):
+        self.nbytes = nbytes
+        self.lock = threading.Lock()
+        self.tx_results = []        # guest -> host: (bytes, seconds)
+        self.stress_in = 0
+        self.stress_out = 0
+        self.lport = self._serve(self._tx_conn)
+        self.sink = self._serve(self._sink_conn)
+        self.source = self._serve(self._source_conn)
+
+    def _serve(self, handler):
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(('127.0.0.1', 0))
+        srv.listen(8)
+
+        def loop():
+            while True:
+                c, _ = srv.accept()
+                threading.Thread(target=handler, args=(c,), daemon=True).start()
+        threading.Thread(target=loop, daemon=True).start()
+        return srv.getsockname()[1]
+
+    def _tx_conn(self, c):
+        got, t0 = 0, None
+        while True:
+            b = c.recv(1 << 20)
+            if not b:
+                break
+            if t0 is None:
+                t0 = time.monotonic()
+            got += len(b)
+        c.close()
+        with self.lock:
+            self.tx_results.append((got, time.monotonic() - t0 if t0 else None))
+
+    def _sink_conn(self, c):
+        try:
+            while True:
+                b = c.recv(1 << 20)
+                if not b:
+                    break
+                with self.lock:
+                    self.stress_in += len(b)
+        except OSError:
+            pass
+        c.close()
+
+    def _source_conn(self, c):
+        buf = b'\xa5' * 65536
+        try:
+            while True:
+                c.sendall(buf)
+                with self.lock:
+                    self.stress_out += len(buf)
+        except OSError:
+            pass
+        c.close()
+
+    def send(self, fwd):
+        """Host -> guest: nbytes to the guest's port 5555; returns when sent.
+
+        QEMU's user network accepts at once and resets the connection if
+        nothing listens in the guest yet: retry from the start then (the
+        guest counts only what its listener got).
+        """
+        buf = b'\x5a' * (1 << 20)
+        for _ in range(20):
+            try:
+                s = socket.create_connection(('127.0.0.1', fwd), timeout=120)
+                sent = 0
+                while sent < self.nbytes:
+                    n = min(len(buf), self.nbytes - sent)
+                    s.sendall(buf[:n])
+                    sent += n
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            return
+        s.shutdown(socket.SHUT_WR)
+        try:
+            while s.recv(65536):
+                pass
+        except OSError:
+            pass
+        s.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--set', action='append', required=True, metavar='NAME=DIR',
+                    help='a module set: NAME and the folder with its .ko files')
+    ap.add_argument('--rounds', type=int, default=1)
+    ap.add_argument('--mib', type=int, default=16)
+    ap.add_argument('--stress', type=int, default=0, help='seconds of counter-read stress')
+    ap.add_argument('--ppctl-root', help='root with usr/bin/ppctl and its libraries (armhf)')
+    ap.add_argument('--min-hit', type=float, default=0.90)
+    ap.add_argument('--maxcpus', type=int, default=2)
+    ap.add_argument('--timeout', type=int, default=900)
+    ap.add_argument('--stall', type=int, default=120,
+                    help='kill QEMU after this many seconds without console output')
+    ap.add_argument('--json')
+    ap.add_argument('--log', default=os.path.join(ROOT, 'build/drivers/orangepi.log'))
+    a = ap.parse_args()
+
+    sets = [tuple(s.split('=', 1)) for s in a.set]
+    krel, root = target()
+    work = tempfile.mkdtemp(prefix='ppk-opi-')
+    initrd = build_initrd(work, root, krel, sets, a.ppctl_root)
+    nbytes = a.mib << 20
+    host = Host(nbytes)
+    fwd = free_port()
+    dtb = os.path.join(root, f'usr/lib/linux-image-{krel}/sun8i-h3-orangepi-pc.dtb')
+    append = (f'console=ttyS0,115200 loglevel=4 maxcpus={a.maxcpus} panic=-1 '
+              f'ppk.sets={",".join(n for n, _ in sets)} ppk.rounds={a.rounds} ppk.mib={a.mib} '
+              f'ppk.lport={host.lport} ppk.stress={a.stress} ppk.sink={host.sink} '
+              f'ppk.source={host.source}')
+    cmd = ['qemu-system-arm', '-M', 'orangepi-pc', '-m', '1024', '-nographic', '-no-reboot',
+           '-kernel', os.path.join(root, f'boot/vmlinuz-{krel}'), '-dtb', dtb,
+           '-initrd', initrd, '-append', append,
+           '-nic', f'user,hostfwd=tcp:127.0.0.1:{fwd}-:5555']
+    os.makedirs(os.path.dirname(a.log), exist_ok=True)
+    log = open(a.log, 'w')
+    t_start = time.monotonic()
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    last = [time.monotonic()]
+    killed = []
+
+    def watchdog():
+        while p.poll() is None:
+            now = time.monotonic()
+            if now - t_start > a.timeout or now - last[0] > a.stall:
+                killed.append('timeout' if now - t_start > a.timeout else 'stall')
+                p.kill()
+                return
+            time.sleep(1)
+    threading.Thread(target=watchdog, daemon=True).start()
+
+    fails, rx, tx = [], {}, {}
+    rx_t0 = {}
+    ppctl_json, in_ppctl, done_rc, splats = [], False, None, []
+    stress = None
+    for raw in p.stdout:
+        last[0] = time.monotonic()
+        line = raw.decode('utf-8', 'replace').rstrip('\r\n')
+        log.write(f'[{last[0] - t_start:7.2f}] {line}\n')
+        log.flush()
+        if FORBIDDEN.search(line):
+            splats.append(line)
+        if in_ppctl:
+            if line.startswith('PPK_PPCTL_END'):
+                in_ppctl = False
+                if not line.endswith('rc=0'):
+                    fails.append('ppctl --json stats failed: ' + line)
+            else:
+                ppctl_json.append(line)
+            continue
+        m = re.search(r'(PPK_\w+)(.*)', line)
+        if not m:
+            continue
+        mark, rest = m.group(1), m.group(2)
+        kv = dict(re.findall(r'(\w+)=(\S+)', rest))
+        if mark not in ('PPK_DMESG_BEGIN', 'PPK_DMESG_END'):
+            print(f'[{last[0] - t_start:6.1f}s] {mark}{rest}', flush=True)
+        key = (kv.get('set'), kv.get('round'))
+        if mark == 'PPK_RX_READY':
+            rx_t0[key] = time.monotonic()
+            threading.Thread(target=host.send, args=(fwd,), daemon=True).start()
+        elif mark == 'PPK_RX_DONE':
+            secs = time.monotonic() - rx_t0[key]
+            got = int(kv['bytes'])
+            rx[key] = nbytes * 8 / secs / 1e6
+            if got != nbytes:
+                fails.append(f'guest received {got} of {nbytes} bytes ({key})')
+        elif mark == 'PPK_TX_DONE':
+            for _ in range(100):
+                with host.lock:
+                    if len(host.tx_results) > len(tx):
+                        break
+                time.sleep(0.1)
+            with host.lock:
+                got, secs = host.tx_results[len(tx)] if len(host.tx_results) > len(tx) else (0, None)
+            tx[key] = nbytes * 8 / secs / 1e6 if secs else 0.0
+            if got != nbytes:
+                fails.append(f'host received {got} of {nbytes} bytes ({key})')
+        elif mark == 'PPK_PPCTL_BEGIN':
+            in_ppctl = True
+        elif mark == 'PPK_STRESS_END':
+            stress = kv
+            if kv.get('hang') != '0':
+                fails.append('/proc/net/dev read hung under traffic')
+        elif mark in ('PPK_FAIL', 'PPK_STATS_HANG'):
+            fails.append(line)
+        elif mark == 'PPK_DONE':
+            done_rc = kv.get('rc')
+    p.wait()
+    wall = time.monotonic() - t_start
+
+    if killed:
+        fails.append(f'QEMU killed on {killed[0]} (see {a.log})')
+    if done_rc != '0':
+        fails.append(f'guest did not finish cleanly (rc={done_rc})')
+    if splats:
+        fails.append('guest log has: ' + splats[0])
+    want = {(n, str(r)) for n, _ in sets for r in range(1, a.rounds + 1)}
+    if set(rx) != want or set(tx) != want:
+        fails.append(f'transfers missing: rx {sorted(want - set(rx))} tx {sorted(want - set(tx))}')
+
+    result = {'wall_seconds': round(wall, 1), 'mib': a.mib, 'rounds': a.rounds, 'sets': {}}
+    for n, _ in sets:
+        r = [rx[k] for k in sorted(rx, key=lambda k: int(k[1])) if k[0] == n]
+        t = [tx[k] for k in sorted(tx, key=lambda k: int(k[1])) if k[0] == n]
+        result['sets'][n] = {'rx_mbit': [round(x, 2) for x in r], 'tx_mbit': [round(x, 2) for x in t],
+                             'rx_median': round(statistics.median(r), 2) if r else None,
+                             'tx_median': round(statistics.median(t), 2) if t else None}
+    if len(sets) == 2 and not fails:
+        a_n, b_n = sets[0][0], sets[1][0]
+        for d in ('rx', 'tx'):
+            pa = result['sets'][a_n][d + '_mbit']
+            pb = result['sets'][b_n][d + '_mbit']
+            result[f'{d}_ratio_{a_n}_over_{b_n}'] = round(statistics.median(
+                [x / y for x, y in zip(pa, pb)]), 3)
+    if stress:
+        result['stress'] = stress
+        result['stress_host_bytes'] = {'from_guest': host.stress_in, 'to_guest': host.stress_out}
+
+    if a.ppctl_root:
+        try:
+            doc = json.loads('\n'.join(ppctl_json))
+            pools = [q for q in doc['pools'] if q.get('owner') == 'stmmac']
+            if not pools:
+                fails.append('ppctl stats shows no stmmac pool')
+            for q in pools:
+                hit = q['rates']['hit']
+                result.setdefault('pools', []).append(
+                    {'id': q['id'], 'ifname': q.get('ifname'), 'queue': q.get('queue'),
+                     'hit': hit, 'served': q['derived']['served'],
+                     'allocated': q['counters'].get('pages_allocated')})
+                if hit is None or hit < a.min_hit:
+                    fails.append(f'stmmac pool {q["id"]}: hit rate {hit} < {a.min_hit}')
+        except (ValueError, KeyError) as e:
+            fails.append(f'cannot read ppctl --json stats: {e}')
+
+    print(json.dumps(result, indent=1))
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(result, f, indent=1)
+    shutil.rmtree(work, ignore_errors=True)
+    for f in fails:
+        print('orangepi: FAIL:', f)
+    print(f'orangepi: {"PASS" if not fails else "FAIL"} ({wall:.0f} s)')
+    return 0 if not fails else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
