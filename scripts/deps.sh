@@ -26,9 +26,19 @@ PKGS=(
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 	# ppsim lab traffic and the regression suite (the guest uses the host's userland)
 	iproute2 iputils-ping ethtool iperf3 gnuplot-nox linux-perf
+	# patched drivers (make drivers): cross toolchains, pahole (without it a
+	# cross .config silently drifts from Debian's), ARM guests
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-aarch64-linux-gnu g++-arm-linux-gnueabihf
+	dwarves qemu-system-arm
 )
+# Debian architectures whose kernels and libraries the driver builds use.
+FOREIGN=(arm64 armhf)
 
 missing=()
+newarch=()
+for a in "${FOREIGN[@]}"; do
+	dpkg --print-foreign-architectures | grep -qx "$a" || newarch+=("$a")
+done
 for p in "${PKGS[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
 		missing+=("$p")
@@ -36,13 +46,20 @@ for p in "${PKGS[@]}"; do
 done
 
 if [ "${1:-}" = "--check" ]; then
-	[ ${#missing[@]} -eq 0 ] && { echo "deps: all present"; exit 0; }
-	echo "deps: missing: ${missing[*]}"
+	[ ${#missing[@]} -eq 0 ] && [ ${#newarch[@]} -eq 0 ] && { echo "deps: all present"; exit 0; }
+	echo "deps: missing: ${missing[*]} ${newarch[*]:+architectures ${newarch[*]}}"
 	exit 1
 fi
 
-if [ ${#missing[@]} -eq 0 ]; then
+# Debian's kernels for the driver targets, their exact kernel sources and the
+# prepared cross trees (scripts/drivers/prepare.sh; cached, idempotent).
+prepare_drivers() {
+	"$(dirname "$0")/drivers/prepare.sh"
+}
+
+if [ ${#missing[@]} -eq 0 ] && [ ${#newarch[@]} -eq 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages present"
+	prepare_drivers
 	exit 0
 fi
 
@@ -51,7 +68,13 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-echo "deps: installing ${missing[*]}"
+for a in "${newarch[@]}"; do
+	dpkg --add-architecture "$a"
+done
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+prepare_drivers

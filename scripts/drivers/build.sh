@@ -16,6 +16,8 @@
 # differs from Debian's kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# Called from make: keep its command-line ARCH= and flags out of the kernel builds.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 unpatched=0 sparse=0
 while [ $# -gt 0 ]; do

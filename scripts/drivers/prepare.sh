@@ -137,6 +137,9 @@ fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(x86_64 arm64 arm)
 mkdir -p "$PPKIT_CACHE/src"
+# One preparer at a time: parallel builds would extract into the same trees.
+exec 9>"$PPKIT_CACHE/.prepare.lock"
+flock 9
 for t in "${targets[@]}"; do
 	t=$(drv_target "$t")
 	krel=$(drv_krel "$t")

@@ -105,6 +105,7 @@ stress() { # seconds
 	while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
 		statcheck || { hang=1; break; }
 		n=$((n + 1))
+		[ $((n % 15)) = 0 ] && echo "PPK_STRESS_TICK checks=$n"
 		sleep 1
 	done
 	killall nc dd 2>/dev/null

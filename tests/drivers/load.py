@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Load and unload the built modules of one target in QEMU, with pp_backport.
+
+  load.py x86_64|arm64|arm
+
+x86_64 runs in the lab (scripts/lab/run, Debian's amd64 kernel); arm64 and
+arm boot Debian's own kernel of that target on `qemu-system-aarch64 -M virt`
+or `qemu-system-arm -M virt` with a busybox initramfs.  Every module in
+build/drivers/<target>/ is loaded after the Debian modules it depends on,
+then ours are unloaded in reverse.  No device is needed: the drivers
+register and wait for hardware that is not there.  Fails on any insmod or
+rmmod error, a version/symbol complaint or a splat in the guest log.
+"""
+import gzip
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
+BAD = re.compile(r'disagrees about version|Invalid module format|Unknown symbol|'
+                 r'version magic|Exec format|BUG:|WARNING:|Oops|refcount_t|'
+                 r'list_del corruption|ppkit.*leak|Kernel panic|PPK_LOAD_FAIL')
+# Load order of our modules: the pool, then libraries before their users.
+ORDER = ['pp_backport', 'stmmac', 'stmmac-platform', 'dwmac-generic', 'dwmac-sun8i',
+         'dwmac-intel', 'mvpp2', 'mlx4_en']
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    t = {'x86': 'x86_64', 'amd64': 'x86_64', 'armhf': 'arm', 'aarch64': 'arm64'}.get(
+        sys.argv[1], sys.argv[1])
+    krel, _ver, _src, _kbuild, root = subprocess.run(
+        [os.path.join(ROOT, 'scripts/drivers/prepare.sh'), '--print', t],
+        check=True, capture_output=True, text=True).stdout.split()
+    built = os.path.join(ROOT, 'build/drivers', t)
+    own = [m for m in ORDER if os.path.exists(os.path.join(built, m + '.ko'))]
+    extra = sorted(set(f[:-3] for f in os.listdir(built) if f.endswith('.ko')) - set(own))
+    if extra:
+        sys.exit(f'load: add {extra} to ORDER in {__file__}')
+    if 'pp_backport' not in own or len(own) < 2:
+        sys.exit(f'load: nothing built in {built}: run make drivers ARCH={t}')
+
+    mdir = os.path.join(root, 'lib/modules', krel)
+    deps = {}
+    with open(os.path.join(mdir, 'modules.dep')) as f:
+        for line in f:
+            mod, _, rest = line.partition(':')
+            deps[os.path.basename(mod).split('.ko')[0].replace('-', '_')] = (mod, rest.split())
+    ownset = {m.replace('-', '_') for m in own}
+    order = []
+
+    def need(name):
+        name = name.replace('-', '_')
+        if name in ownset or any(n == name for n, _ in order):
+            return
+        mod, dl = deps[name]
+        for d in reversed(dl):
+            need(os.path.basename(d).split('.ko')[0])
+        order.append((name, os.path.join(mdir, mod)))
+    for m in own:
+        ko = os.path.join(built, m + '.ko')
+        for d in filter(None, subprocess.run(['modinfo', '-F', 'depends', ko], check=True,
+                                             capture_output=True, text=True).stdout.strip().split(',')):
+            need(d)
+
+    load = os.path.join(built, 'load')
+    shutil.rmtree(load, ignore_errors=True)
+    os.makedirs(load)
+    with open(os.path.join(load, 'list'), 'w') as lst:
+        i = 0
+        for name, path in order + [(m, os.path.join(built, m + '.ko')) for m in own]:
+            i += 1
+            fn = f'{i:02d}-{os.path.basename(path)}'
+            shutil.copy(path, os.path.join(load, fn))
+            lst.write(f'{fn} {"own" if name.replace("-", "_") in ownset else "debian"}\n')
+    print(f'load: {t} {krel}: Debian deps {[n for n, _ in order]}, ours {own}', flush=True)
+
+    if t == 'x86_64':
+        r = subprocess.run([os.path.join(ROOT, 'scripts/lab/run'), '--', 'sh',
+                            os.path.join(HERE, 'load-guest.sh'), load],
+                           capture_output=True, text=True)
+        out = r.stdout + r.stderr
+        rc = r.returncode
+    else:
+        work = tempfile.mkdtemp(prefix='ppk-load-')
+        rootfs = os.path.join(work, 'rootfs')
+        for d in ('bin', 'proc', 'sys', 'dev'):
+            os.makedirs(os.path.join(rootfs, d))
+        shutil.copy(os.path.join(root, 'bin/busybox'), os.path.join(rootfs, 'bin/busybox'))
+        shutil.copytree(load, os.path.join(rootfs, 'load'))
+        shutil.copy(os.path.join(HERE, 'load-guest.sh'), os.path.join(rootfs, 'load-guest.sh'))
+        with open(os.path.join(rootfs, 'init'), 'w') as f:
+            f.write('#!/bin/busybox sh\n/bin/busybox --install -s /bin\n'
+                    'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev\n'
+                    'sh /load-guest.sh /load; echo "PPK_RC=$?"; dmesg | tail -40; poweroff -f\n')
+        os.chmod(os.path.join(rootfs, 'init'), 0o755)
+        cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=rootfs,
+                              check=True, capture_output=True).stdout
+        initrd = os.path.join(work, 'initrd.gz')
+        with gzip.open(initrd, 'wb', compresslevel=1) as f:
+            f.write(cpio)
+        if t == 'arm64':
+            q = ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'cortex-a72']
+            con = 'ttyAMA0'
+        else:
+            q = ['qemu-system-arm', '-M', 'virt', '-cpu', 'cortex-a15']
+            con = 'ttyAMA0'
+        q += ['-m', '1024', '-nographic', '-no-reboot', '-kernel',
+              os.path.join(root, f'boot/vmlinuz-{krel}'), '-initrd', initrd,
+              '-append', f'console={con} panic=-1 loglevel=4']
+        try:
+            r = subprocess.run(q, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=600, errors='replace')
+            out, rc = r.stdout + r.stderr, 0
+        except subprocess.TimeoutExpired as e:
+            out, rc = (e.stdout or b'').decode('utf-8', 'replace') if isinstance(e.stdout, bytes) else (e.stdout or ''), 124
+        shutil.rmtree(work, ignore_errors=True)
+        if 'PPK_RC=0' not in out:
+            rc = rc or 1
+    with open(os.path.join(built, 'load.log'), 'w') as f:
+        f.write(out)
+    for line in out.splitlines():
+        if 'PPK_' in line and 'PPK_RC' not in line:
+            print('   ', line.strip())
+    bad = [ln for ln in out.splitlines() if BAD.search(ln)]
+    if rc != 0 or bad or 'PPK_LOAD_OK' not in out:
+        print(f'load: {t}: FAIL (rc {rc}); see {built}/load.log', *bad[:5], sep='\n  ')
+        return 1
+    print(f'load: {t}: PASS: {len(own)} modules loaded and unloaded with {len(order)} Debian deps')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

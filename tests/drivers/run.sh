@@ -1,0 +1,76 @@
+#!/bin/bash
+# The driver lanes of `make test`, each timed:
+#   build-ARCH    pp_backport and every driver for ARCH, patched and unpatched,
+#                 with sparse; vermagic checked against Debian's (build.sh)
+#   static-ARCH   sparse and checkpatch --strict: nothing the unpatched driver
+#                 does not already have (x86_64: 6.1.192 base, arm64: 6.1.176)
+#   load-ARCH     every module loads and unloads with pp_backport in QEMU
+#                 (x86_64 lab, arm64 -M virt)
+#   orangepi      stmmac on qemu -M orangepi-pc: TCP both ways, ppctl hit
+#                 rate, 150 s of /proc/net/dev reads under traffic
+# Prints 'drivers: N passed, N failed'; exits non-zero if a lane failed.
+#
+#   tests/drivers/run.sh [LANE...]     (default: all)
+set -u
+cd "$(dirname "$0")/../.."
+OUT=build/drivers/results
+mkdir -p "$OUT"
+pass=0 failn=0 failed=() times=()
+
+lane() {
+	local name=$1 t0=$SECONDS rc
+	shift
+	echo "=== drivers: $name"
+	"$@" >"$OUT/$name.log" 2>&1
+	rc=$?
+	sed 's/^/    /' "$OUT/$name.log" | tail -40
+	if [ $rc -eq 0 ]; then
+		echo "=== drivers: $name: PASS ($((SECONDS - t0)) s)"
+		pass=$((pass + 1))
+	else
+		echo "=== drivers: $name: FAIL (exit $rc, $((SECONDS - t0)) s; log $OUT/$name.log)"
+		failn=$((failn + 1))
+		failed+=("$name")
+	fi
+	times+=("$name $((SECONDS - t0))s")
+}
+
+build_both() { # arch
+	scripts/drivers/build.sh --sparse "$1" && scripts/drivers/build.sh --unpatched --sparse "$1"
+}
+
+drivers_for() { # arch -> drivers built for it
+	local c
+	for c in drivers/*/driver.conf; do
+		grep -q "^config_$1=" "$c" && basename "$(dirname "$c")"
+	done
+}
+
+# The armhf ppctl (make tools ARCH=arm) and its libraries, for the guest.
+orangepi() {
+	local g=build/guest-root/arm
+	[ -x build/bin/arm/ppctl ] || { echo "no build/bin/arm/ppctl: run make tools ARCH=arm"; return 1; }
+	rm -rf "$g"
+	mkdir -p "$g/usr/bin"
+	cp build/bin/arm/ppctl "$g/usr/bin/"
+	scripts/tools/guest-libs.sh arm build/bin/arm/ppctl "$g" || return 1
+	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress 150 \
+		--ppctl-root "$g" --json build/drivers/orangepi.json
+}
+
+lanes=("$@")
+[ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm static-x86_64 static-arm64
+	load-x86_64 load-arm64 orangepi)
+for l in "${lanes[@]}"; do
+	case "$l" in
+	build-*) lane "$l" build_both "${l#build-}" ;;
+	static-*) lane "$l" tests/drivers/static.sh "${l#static-}" $(drivers_for "${l#static-}") ;;
+	load-*) lane "$l" python3 tests/drivers/load.py "${l#load-}" ;;
+	orangepi) lane "$l" orangepi ;;
+	*) echo "unknown lane $l" >&2; exit 2 ;;
+	esac
+done
+
+echo "drivers: lane times: ${times[*]}"
+echo "drivers: $pass passed, $failn failed${failed:+ (${failed[*]})}"
+[ $failn -eq 0 ]
