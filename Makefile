@@ -7,6 +7,8 @@
 #   make check      checkpatch --strict and sparse on our kernel code
 #   make tools      libppkit + ppctl (CMake, build/tools) -> build/bin/ppctl
 #   make test-unit  the user-space unit tests (Catch2)
+#   make drivers    patched stmmac/mvpp2/mlx4_en + pp_backport, ARCH=x86_64|arm64|arm
+#   make test-drivers  their build matrix, static checks, QEMU load and runtime tests
 
 SHELL := /bin/bash
 KVER ?= $(shell scripts/lab/kver 2>/dev/null)
@@ -15,7 +17,8 @@ KMOD := $(CURDIR)/kmod
 BUILD := $(CURDIR)/build
 TOOLS_BUILD := $(BUILD)/tools
 
-.PHONY: all modules tools test-unit deps run test test-kernel bench regress check clean help
+.PHONY: all modules tools test-unit deps run test test-kernel bench regress check clean help \
+	drivers test-drivers
 
 all: modules tools
 
@@ -30,12 +33,22 @@ modules:
 	  if grep -q 'warning:' $(BUILD)/modules.log; then echo "kernel build has warnings (see build/modules.log)" >&2; exit 1; fi; exit $$rc
 
 # User space: C++20 with CMake; two jobs at most, like the machines it runs on.
+# ARCH=arm (or armhf) and ARCH=arm64 cross-build ppctl, without the unit tests,
+# in build/tools-<arch> -> build/bin/<arch>/ppctl, against the target's Debian
+# libraries unpacked by scripts/tools/sysroot.sh (toolchain: tools/cmake/cross.cmake).
+TOOLS_ARCH = $(patsubst armhf,arm,$(patsubst aarch64,arm64,$(filter arm armhf arm64 aarch64,$(ARCH))))
+TOOLS_OUT = $(if $(TOOLS_ARCH),$(BUILD)/tools-$(TOOLS_ARCH),$(TOOLS_BUILD))
+TOOLS_BIN = $(BUILD)/bin$(if $(TOOLS_ARCH),/$(TOOLS_ARCH))
+TOOLS_TRIPLET = $(if $(filter arm,$(TOOLS_ARCH)),arm-linux-gnueabihf,aarch64-linux-gnu)
+TOOLS_CMAKE = $(if $(TOOLS_ARCH), -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tools/cmake/cross.cmake \
+	-DPPKIT_TRIPLET=$(TOOLS_TRIPLET) -DPPKIT_SYSROOT=$$(scripts/tools/sysroot.sh $(TOOLS_ARCH)))
 tools:
 	@command -v cmake >/dev/null || { echo "cmake missing: run scripts/deps.sh" >&2; exit 1; }
-	cmake -S tools -B $(TOOLS_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	cmake --build $(TOOLS_BUILD) -j2
-	@mkdir -p $(BUILD)/bin
-	cp -f $(TOOLS_BUILD)/bin/ppctl $(BUILD)/bin/ppctl
+	$(if $(filter-out x86_64 x86 amd64 arm armhf arm64 aarch64,$(ARCH)),$(error tools: unknown ARCH '$(ARCH)': use arm (armhf) or arm64))
+	cmake -S tools -B $(TOOLS_OUT) -DCMAKE_BUILD_TYPE=RelWithDebInfo$(TOOLS_CMAKE)
+	cmake --build $(TOOLS_OUT) -j2
+	@mkdir -p $(TOOLS_BIN)
+	cp -f $(TOOLS_OUT)/bin/ppctl $(TOOLS_BIN)/ppctl
 
 test-unit: tools
 	$(TOOLS_BUILD)/tests/unit/ppkit-unit-tests
@@ -52,6 +65,18 @@ test: deps
 	$(MAKE) tools
 	$(MAKE) test-unit
 	tests/lab/run-all.sh
+	$(MAKE) test-drivers
+
+# Patched drivers, out of tree from the target kernel's own source:
+# ARCH=x86_64|arm64|arm (default: all three) -> build/drivers/<ARCH>/*.ko
+DRIVERS_ARCH = $(or $(filter x86_64 x86 amd64 arm64 aarch64 arm armhf,$(ARCH)),x86_64 arm64 arm)
+drivers:
+	@for a in $(DRIVERS_ARCH); do scripts/drivers/build.sh $$a || exit 1; done
+
+# Build matrix, static analysis, load tests, the orangepi-pc stmmac run.
+test-drivers:
+	$(MAKE) tools ARCH=arm
+	tests/drivers/run.sh
 
 bench: modules
 	scripts/bench/pool-bench.sh
