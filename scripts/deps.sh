@@ -55,6 +55,9 @@ fi
 # prepared cross trees (scripts/drivers/prepare.sh; cached, idempotent).
 prepare_drivers() {
 	"$(dirname "$0")/drivers/prepare.sh"
+	# ppctl's libraries for the ARM targets (make tools ARCH=arm|arm64)
+	"$(dirname "$0")/tools/sysroot.sh" arm >/dev/null
+	"$(dirname "$0")/tools/sysroot.sh" arm64 >/dev/null
 }
 
 if [ ${#missing[@]} -eq 0 ] && [ ${#newarch[@]} -eq 0 ]; then
@@ -72,7 +75,10 @@ for a in "${newarch[@]}"; do
 	dpkg --add-architecture "$a"
 done
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+# A mirror caught mid-sync fails one list ("File has unexpected size") and
+# apt-get update exits 100; the lists it did fetch are still good, and an
+# install that needs the missing one fails below with apt's own message.
+apt-get update -qq || echo "deps: apt-get update reported errors (above); going on with the lists it fetched" >&2
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -6,7 +6,10 @@
 #     ARCH        x86_64 | arm64 | arm
 #     DRIVER      stmmac mvpp2 mlx4 (default: every driver that has config_ARCH)
 #     --unpatched build the kernel's driver as it is (baseline for static
-#                 analysis and throughput), into build/drivers/ARCH/unpatched/
+#                 analysis), into build/drivers/ARCH/unpatched/
+#     --fixes-only  apply only the series' bug fixes (lines marked "fix"):
+#                 the driver as it was plus what it needs to survive a test
+#                 (baseline for throughput), into build/drivers/ARCH/fixes-only/
 #     --sparse    also run sparse (C=2); logs in build/drivers/ARCH/logs/
 #     KSRC=DIR    use this kernel source instead of Debian's linux-source-6.1
 #
@@ -19,10 +22,11 @@ set -euo pipefail
 # Called from make: keep its command-line ARCH= and flags out of the kernel builds.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-unpatched=0 sparse=0
+unpatched=0 fixes_only=0 sparse=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--unpatched) unpatched=1 ;;
+	--fixes-only) fixes_only=1 ;;
 	--sparse) sparse=1 ;;
 	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
 	-*) die "unknown option $1" ;;
@@ -50,9 +54,13 @@ jobs=${JOBS:-$(nproc)}
 
 out=$PPKIT_ROOT/build/drivers/$t
 [ $unpatched = 1 ] && out=$out/unpatched
+[ $fixes_only = 1 ] && out=$out/fixes-only
 logs=$out/logs
 work=$out/work
 mkdir -p "$out" "$logs"
+# One build per output folder at a time: they share work/ and the modules.
+exec 8>"$out/.lock"
+flock 8
 
 # Debian's vermagic for this kernel, from one of its own modules.
 debian_vermagic() {
@@ -116,10 +124,18 @@ for drv in "${drivers[@]}"; do
 	mkdir -p "$tree/$(dirname "$path")"
 	cp -r "$srcdir/$path" "$tree/$path"
 	if [ $unpatched = 0 ]; then
-		# series: one patch per line, optionally followed by the only
-		# kernel versions it is for (a fix that later versions carry).
+		# series: one patch per line, then optionally "fix" (a bug fix
+		# rather than a feature) and the only kernel versions it is for
+		# (a fix that later versions carry).
 		while read -r p only; do
 			case "$p" in '' | '#'*) continue ;; esac
+			isfix=0
+			if [ "${only%% *}" = fix ]; then
+				isfix=1
+				only=${only#fix}
+				only=${only# }
+			fi
+			[ $fixes_only = 1 ] && [ $isfix = 0 ] && continue
 			if [ -n "$only" ] && [[ " $only " != *" $srcver "* ]]; then
 				continue
 			fi

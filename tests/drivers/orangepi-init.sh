@@ -52,7 +52,12 @@ load_set() {
 	while [ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" != 1 ] && [ $i -lt 100 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
-	ping -c 2 -W 2 10.0.2.2 >/dev/null || { echo "PPK_FAIL ping with set $1"; finish 1; }
+	# The first frames after a reload can take a while under TCG: 5 tries.
+	i=0
+	until ping -c 1 -W 2 10.0.2.2 >/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 5 ] || { echo "PPK_FAIL ping with set $1"; finish 1; }
+	done
 	echo "PPK_NET_UP set=$1 driver=$(basename "$(readlink /sys/class/net/eth0/device/driver)")"
 }
 

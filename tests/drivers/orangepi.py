@@ -34,6 +34,7 @@ ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 FORBIDDEN = re.compile(r'BUG:|WARNING:|Oops|refcount_t|list_del corruption|'
                        r'ppkit.*leak|page_pool.*(stalled|leak)|Kernel panic|'
                        r'soft lockup|hung_task|rcu.*stall|self-detected stall')
+STALL = re.compile(r'soft lockup|self-detected stall|rcu.*stall')
 # Debian modules the stmmac sets need, deepest first (see modules.dep).
 STMMAC_OWN = ('stmmac', 'stmmac-platform', 'dwmac-sun8i')
 
@@ -262,6 +263,10 @@ def main():
         log.flush()
         if FORBIDDEN.search(line):
             splats.append(line)
+            if STALL.search(line) and not killed:
+                # A livelock never ends by itself: keep 10 s of log, then stop.
+                killed.append('kernel stall: ' + line.strip())
+                threading.Timer(10, p.kill).start()
         if in_ppctl:
             if line.startswith('PPK_PPCTL_END'):
                 in_ppctl = False

@@ -52,8 +52,9 @@ orangepi() {
 	[ -x build/bin/arm/ppctl ] || { echo "no build/bin/arm/ppctl: run make tools ARCH=arm"; return 1; }
 	rm -rf "$g"
 	mkdir -p "$g/usr/bin"
-	cp build/bin/arm/ppctl "$g/usr/bin/"
-	scripts/tools/guest-libs.sh arm build/bin/arm/ppctl "$g" || return 1
+	arm-linux-gnueabihf-strip -o "$g/usr/bin/ppctl" build/bin/arm/ppctl
+	SYSROOT=$(scripts/tools/sysroot.sh arm) scripts/tools/guest-libs.sh arm build/bin/arm/ppctl "$g" ||
+		return 1
 	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress 150 \
 		--ppctl-root "$g" --json build/drivers/orangepi.json
 }
