@@ -92,6 +92,19 @@ kmake() { # dir log args...
 		{ tail -30 "$log" >&2; die "build failed: see $log"; }
 }
 
+# Every driver asked for must support this source, before anything is built.
+for drv in "${drivers[@]}"; do
+	conf=$PPKIT_ROOT/drivers/$drv/driver.conf
+	[ -f "$conf" ] || die "no driver '$drv' (drivers/*/driver.conf)"
+	versions=''
+	# shellcheck disable=SC1090
+	. "$conf"
+	case " $versions " in
+	*" $srcver "*) ;;
+	*) die "$drv: kernel source $srcver ($srcdir) is not supported; supported: $versions" ;;
+	esac
+done
+
 # pp_backport for this target, from a copy of kmod/ (Kbuild writes next to the sources).
 pp=$work/pp_backport
 rm -rf "$pp"
@@ -113,10 +126,6 @@ for drv in "${drivers[@]}"; do
 	. "$conf"
 	cfgvar=config_$t
 	[ -n "${!cfgvar:-}" ] || die "$drv is not built for $t"
-	case " $versions " in
-	*" $srcver "*) ;;
-	*) die "$drv: kernel source $srcver ($srcdir) is not supported; supported: $versions" ;;
-	esac
 	series=$PPKIT_ROOT/drivers/$drv/series
 
 	tree=$work/$drv

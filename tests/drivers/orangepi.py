@@ -214,6 +214,7 @@ def main():
     ap.add_argument('--timeout', type=int, default=900)
     ap.add_argument('--stall', type=int, default=120,
                     help='kill QEMU after this many seconds without console output')
+    ap.add_argument('--append', default='', help='more kernel command line (e.g. loglevel=7)')
     ap.add_argument('--json')
     ap.add_argument('--log', default=os.path.join(ROOT, 'build/drivers/orangepi.log'))
     a = ap.parse_args()
@@ -229,7 +230,7 @@ def main():
     append = (f'console=ttyS0,115200 loglevel=4 maxcpus={a.maxcpus} panic=-1 '
               f'ppk.sets={",".join(n for n, _ in sets)} ppk.rounds={a.rounds} ppk.mib={a.mib} '
               f'ppk.lport={host.lport} ppk.stress={a.stress} ppk.sink={host.sink} '
-              f'ppk.source={host.source}')
+              f'ppk.source={host.source} {a.append}')
     cmd = ['qemu-system-arm', '-M', 'orangepi-pc', '-m', '1024', '-nographic', '-no-reboot',
            '-kernel', os.path.join(root, f'boot/vmlinuz-{krel}'), '-dtb', dtb,
            '-initrd', initrd, '-append', append,
@@ -255,6 +256,7 @@ def main():
     fails, rx, tx = [], {}, {}
     rx_t0 = {}
     ppctl_json, in_ppctl, done_rc, splats = [], False, None, []
+    ppctl_table, in_table = [], False
     stress = None
     for raw in p.stdout:
         last[0] = time.monotonic()
@@ -270,11 +272,19 @@ def main():
         if in_ppctl:
             if line.startswith('PPK_PPCTL_END'):
                 in_ppctl = False
+                in_table = True
                 if not line.endswith('rc=0'):
                     fails.append('ppctl --json stats failed: ' + line)
             else:
                 ppctl_json.append(line)
             continue
+        if in_table and not line.startswith('PPK_'):
+            if not ppctl_table:
+                print('    guest# ppctl stats', flush=True)
+            print('    ' + line, flush=True)
+            ppctl_table.append(line)
+            continue
+        in_table = False
         m = re.search(r'(PPK_\w+)(.*)', line)
         if not m:
             continue

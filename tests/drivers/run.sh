@@ -2,8 +2,10 @@
 # The driver lanes of `make test`, each timed:
 #   build-ARCH    pp_backport and every driver for ARCH, patched and unpatched,
 #                 with sparse; vermagic checked against Debian's (build.sh)
+#   unsupported-version  a kernel source the series are not tested against
+#                 is refused with the list of supported versions
 #   static-ARCH   sparse and checkpatch --strict: nothing the unpatched driver
-#                 does not already have (x86_64: 6.1.192 base, arm64: 6.1.176)
+#                 does not already have
 #   load-ARCH     every module loads and unloads with pp_backport in QEMU
 #                 (x86_64 lab, arm64 -M virt)
 #   orangepi      stmmac on qemu -M orangepi-pc: TCP both ways, ppctl hit
@@ -55,19 +57,33 @@ orangepi() {
 	arm-linux-gnueabihf-strip -o "$g/usr/bin/ppctl" build/bin/arm/ppctl
 	SYSROOT=$(scripts/tools/sysroot.sh arm) scripts/tools/guest-libs.sh arm build/bin/arm/ppctl "$g" ||
 		return 1
-	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress 150 \
+	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress "${1:-150}" \
 		--ppctl-root "$g" --json build/drivers/orangepi.json
 }
 
+# A kernel source the series were not tested against is refused by name.
+unsupported() {
+	local d out rc
+	d=$(mktemp -d)
+	printf 'kernelversion:\n\t@echo 6.1.150\n' >"$d/Makefile"
+	out=$(KSRC=$d scripts/drivers/build.sh x86_64 stmmac 2>&1)
+	rc=$?
+	rm -rf "$d"
+	echo "$out" | tail -n 2
+	[ $rc -ne 0 ] && echo "$out" | grep -q "6.1.150 .* is not supported; supported: 6.1.176 6.1.192"
+}
+
 lanes=("$@")
-[ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm static-x86_64 static-arm64
-	load-x86_64 load-arm64 orangepi)
+[ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version
+	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi)
 for l in "${lanes[@]}"; do
 	case "$l" in
 	build-*) lane "$l" build_both "${l#build-}" ;;
 	static-*) lane "$l" tests/drivers/static.sh "${l#static-}" $(drivers_for "${l#static-}") ;;
 	load-*) lane "$l" python3 tests/drivers/load.py "${l#load-}" ;;
 	orangepi) lane "$l" orangepi ;;
+	unsupported-version) lane "$l" unsupported ;;
+	orangepi-demo) orangepi 0; exit $? ;;	# make run: no stress, output as it comes
 	*) echo "unknown lane $l" >&2; exit 2 ;;
 	esac
 done

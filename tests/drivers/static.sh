@@ -19,8 +19,9 @@ read -r _krel _pkgver srcdir _kbuild _root < <("$PPKIT_ROOT/scripts/drivers/prep
 checkpatch() { (cd "$srcdir" && perl scripts/checkpatch.pl "$@"); }
 rc=0
 
-# "file:line:col: message" -> "file: message", sorted, for a multiset diff.
-norm() { sed -E 's/^[^ ]*\/([^/: ]+):[0-9]+(:[0-9]+)?:/\1:/' | sort; }
+# "file:line:col: message" -> "file: message", sorted, for a multiset diff;
+# checkpatch's "total: ..." summary is not a finding.
+norm() { grep -v '^total:' | sed -E 's/^[^ ]*\/([^/: ]+):[0-9]+(:[0-9]+)?:/\1:/' | sort; }
 
 for drv in "$@"; do
 	# shellcheck disable=SC1090
