@@ -84,6 +84,9 @@ bench: modules
 regress: deps
 	$(MAKE) modules
 	$(MAKE) tools
+	scripts/drivers/build.sh arm stmmac
+	scripts/drivers/build.sh --fixes-only arm stmmac
+	python3 scripts/regress/stmmac_orangepi.py
 	scripts/regress/run-lab.sh
 
 run: deps

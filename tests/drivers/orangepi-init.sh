@@ -8,6 +8,7 @@
 #   ppk.mib=M            MiB per transfer and direction
 #   ppk.lport=P          host port the guest sends to (10.0.2.2:P)
 #   ppk.stress=S         seconds of TCP both ways + /proc/net/dev reads
+#   ppk.xdp=1            XDP pass (transfer) and drop through ppctl
 #   ppk.sink=P ppk.source=P   host ports of the stress streams
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin
@@ -48,17 +49,22 @@ load_set() {
 	ip link set eth0 up || { echo "PPK_FAIL no eth0 with set $1"; finish 1; }
 	ip addr add 10.0.2.15/24 dev eth0
 	ip route add default via 10.0.2.2 2>/dev/null
+	wait_link "$1" || finish 1
+	echo "PPK_NET_UP set=$1 driver=$(basename "$(readlink /sys/class/net/eth0/device/driver)")"
+}
+
+# Carrier, then the gateway answers (the first frames after a reload or a
+# ring rebuild can take a while under TCG: 5 tries).
+wait_link() {
 	i=0
 	while [ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" != 1 ] && [ $i -lt 100 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
-	# The first frames after a reload can take a while under TCG: 5 tries.
 	i=0
 	until ping -c 1 -W 2 10.0.2.2 >/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 5 ] || { echo "PPK_FAIL ping with set $1"; finish 1; }
+		[ $i -lt 5 ] || { echo "PPK_FAIL ping with $1"; return 1; }
 	done
-	echo "PPK_NET_UP set=$1 driver=$(basename "$(readlink /sys/class/net/eth0/device/driver)")"
 }
 
 unload_set() {
@@ -139,6 +145,27 @@ else
 	load_set "$(echo "$sets" | cut -d' ' -f1)"
 fi
 
+# XDP on the patched driver, through the armhf ppctl's bundled programs:
+# pass (the buffers get XDP headroom and bidirectional DMA; TCP must still
+# move every byte both ways), then drop (nothing gets through), then back
+# without a program.  Attach and detach rebuild the rings and the pools.
+xdp_phase() {
+	ppctl xdp attach eth0 --prog pass || { echo "PPK_FAIL xdp attach pass"; return 1; }
+	wait_link xdp-pass || return 1
+	transfer xdp-pass 1
+	ppctl xdp detach eth0 || { echo "PPK_FAIL xdp detach"; return 1; }
+	ppctl xdp attach eth0 --prog drop || { echo "PPK_FAIL xdp attach drop"; return 1; }
+	sleep 3
+	if ping -c 3 -W 1 10.0.2.2 >/dev/null; then
+		echo "PPK_FAIL a ping got through XDP_DROP"
+		return 1
+	fi
+	echo "PPK_XDP_DROP_OK"
+	ppctl xdp detach eth0 || { echo "PPK_FAIL xdp detach"; return 1; }
+	wait_link no-xdp || return 1
+	echo "PPK_XDP_OK"
+}
+
 if [ -x /usr/bin/ppctl ]; then
 	echo "PPK_PPCTL_BEGIN"
 	ppctl --json stats
@@ -146,6 +173,10 @@ if [ -x /usr/bin/ppctl ]; then
 	ppctl stats
 fi
 echo "PPK_ETHTOOL_STATS rx_packets=$(cat /sys/class/net/eth0/statistics/rx_packets) rx_dropped=$(cat /sys/class/net/eth0/statistics/rx_dropped) rx_errors=$(cat /sys/class/net/eth0/statistics/rx_errors)"
+
+if [ -x /usr/bin/ppctl ] && [ "$(arg xdp)" = 1 ]; then
+	xdp_phase || finish 1
+fi
 
 rc=0
 if [ "$STRESS" -gt 0 ]; then

@@ -57,7 +57,7 @@ orangepi() {
 	arm-linux-gnueabihf-strip -o "$g/usr/bin/ppctl" build/bin/arm/ppctl
 	SYSROOT=$(scripts/tools/sysroot.sh arm) scripts/tools/guest-libs.sh arm build/bin/arm/ppctl "$g" ||
 		return 1
-	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress "${1:-150}" \
+	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress "${1:-150}" --xdp \
 		--ppctl-root "$g" --json build/drivers/orangepi.json
 }
 
