@@ -75,11 +75,18 @@ unload_set() {
 # One transfer each way: the host sends MIB MiB to our port 5555, we count;
 # then we send MIB MiB to the host, which counts.
 transfer() { # set round
-	(nc -l -p 5555 | wc -c >/tmp/rx.count) &
+	# nc's stdin is a FIFO held open until the transfer is over: with
+	# /dev/null it would send its FIN first, and QEMU's user network then
+	# drops what it still buffers for us when the host's FIN comes.
+	rm -f /tmp/hold
+	mkfifo /tmp/hold
+	(nc -l -p 5555 </tmp/hold | wc -c >/tmp/rx.count) &
 	rxp=$!
+	exec 7>/tmp/hold
 	sleep 1
 	echo "PPK_RX_READY set=$1 round=$2"
 	wait $rxp
+	exec 7>&-
 	echo "PPK_RX_DONE set=$1 round=$2 bytes=$(cat /tmp/rx.count)"
 	sleep 1
 	echo "PPK_TX_START set=$1 round=$2"

@@ -181,6 +181,7 @@ class Host:
         guest counts only what its listener got).
         """
         buf = b'\x5a' * (1 << 20)
+        sent = 0
         for _ in range(20):
             try:
                 s = socket.create_connection(('127.0.0.1', fwd), timeout=120)
@@ -190,14 +191,16 @@ class Host:
                     s.sendall(buf[:n])
                     sent += n
                 break
-            except OSError:
+            except OSError as e:
+                print(f'orangepi: host -> guest attempt failed after {sent} bytes: {e}; retrying',
+                      file=sys.stderr, flush=True)
                 time.sleep(0.5)
         else:
             return
         s.shutdown(socket.SHUT_WR)
-        # Close only once the guest has counted everything: QEMU's user
-        # network drops what it still buffers for the guest when the host
-        # side goes away (seen: the last ~125 KiB of 32 MiB, now and then).
+        # Close only once the guest has counted everything (see the
+        # transfer in orangepi-init.sh: QEMU's user network can drop what it
+        # still buffers for the guest once both sides have closed).
         self.rx_counted.wait(300)
         s.close()
 
