@@ -221,6 +221,10 @@ def main():
     ap.add_argument('--stall', type=int, default=120,
                     help='kill QEMU after this many seconds without console output')
     ap.add_argument('--append', default='', help='more kernel command line (e.g. loglevel=7)')
+    ap.add_argument('--allow-short', action='store_true',
+                    help='A/B throughput only: record a short host->guest transfer and leave '
+                         'its round out instead of failing (seen only in boots that reload '
+                         'the driver, both module sets alike: QEMU user-network artefact)')
     ap.add_argument('--json')
     ap.add_argument('--log', default=os.path.join(ROOT, 'build/drivers/orangepi.log'))
     a = ap.parse_args()
@@ -263,6 +267,7 @@ def main():
     rx_t0 = {}
     ppctl_json, in_ppctl, done_rc, splats = [], False, None, []
     ppctl_table, in_table = [], False
+    short = []
     stress = None
     for raw in p.stdout:
         last[0] = time.monotonic()
@@ -307,7 +312,10 @@ def main():
             secs = time.monotonic() - rx_t0[key]
             got = int(kv['bytes'])
             rx[key] = nbytes * 8 / secs / 1e6
-            if got != nbytes:
+            if got != nbytes and a.allow_short:
+                short.append({'set': key[0], 'round': int(key[1]), 'bytes': got})
+                del rx[key]
+            elif got != nbytes:
                 fails.append(f'guest received {got} of {nbytes} bytes ({key})')
         elif mark == 'PPK_TX_DONE':
             for _ in range(100):
@@ -340,6 +348,8 @@ def main():
     if splats:
         fails.append('guest log has: ' + splats[0])
     want = {(n, str(r)) for n, _ in sets for r in range(1, a.rounds + 1)}
+    for x in short:
+        want.discard((x['set'], str(x['round'])))
     if a.xdp:
         want.add(('xdp-pass', '1'))
         if 'PPK_XDP_OK' not in open(a.log).read():
@@ -348,19 +358,24 @@ def main():
         fails.append(f'transfers missing: rx {sorted(want - set(rx))} tx {sorted(want - set(tx))}')
 
     result = {'wall_seconds': round(wall, 1), 'mib': a.mib, 'rounds': a.rounds, 'sets': {}}
+    bad = {str(x['round']) for x in short}  # left out of every set, to keep the pairs
     for n in [n for n, _ in sets] + (['xdp-pass'] if a.xdp else []):
-        r = [rx[k] for k in sorted(rx, key=lambda k: int(k[1])) if k[0] == n]
-        t = [tx[k] for k in sorted(tx, key=lambda k: int(k[1])) if k[0] == n]
+        r = [rx[k] for k in sorted(rx, key=lambda k: int(k[1])) if k[0] == n and k[1] not in bad]
+        t = [tx[k] for k in sorted(tx, key=lambda k: int(k[1])) if k[0] == n and k[1] not in bad]
         result['sets'][n] = {'rx_mbit': [round(x, 2) for x in r], 'tx_mbit': [round(x, 2) for x in t],
                              'rx_median': round(statistics.median(r), 2) if r else None,
                              'tx_median': round(statistics.median(t), 2) if t else None}
+    if short:
+        result['short_transfers'] = short
     if len(sets) == 2 and not fails:
+        # Paired by round; a round with a short transfer in either set is left out.
         a_n, b_n = sets[0][0], sets[1][0]
-        for d in ('rx', 'tx'):
-            pa = result['sets'][a_n][d + '_mbit']
-            pb = result['sets'][b_n][d + '_mbit']
-            result[f'{d}_ratio_{a_n}_over_{b_n}'] = round(statistics.median(
-                [x / y for x, y in zip(pa, pb)]), 3)
+        rounds = [r for r in range(1, a.rounds + 1) if str(r) not in bad]
+        result['paired_rounds'] = rounds
+        for d, m in (('rx', rx), ('tx', tx)):
+            pairs = [m[(a_n, str(r))] / m[(b_n, str(r))] for r in rounds]
+            if pairs:
+                result[f'{d}_ratio_{a_n}_over_{b_n}'] = round(statistics.median(pairs), 3)
     if stress:
         result['stress'] = stress
         result['stress_host_bytes'] = {'from_guest': host.stress_in, 'to_guest': host.stress_out}
