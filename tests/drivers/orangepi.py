@@ -354,7 +354,7 @@ def main():
         want.add(('xdp-pass', '1'))
         if 'PPK_XDP_OK' not in open(a.log).read():
             fails.append('the XDP phase did not finish')
-    if set(rx) != want or set(tx) != want:
+    if want - set(rx) or want - set(tx):
         fails.append(f'transfers missing: rx {sorted(want - set(rx))} tx {sorted(want - set(tx))}')
 
     result = {'wall_seconds': round(wall, 1), 'mib': a.mib, 'rounds': a.rounds, 'sets': {}}
