@@ -42,7 +42,7 @@ deb_path() { # name version arch
 
 # The full source tree of the kernel's exact version.
 prepare_source() { # pkgver
-	local pkgver=$1 up src tarball tmp
+	local pkgver=$1 up src tarball tmp=''
 	up=$(drv_upstream "$pkgver")
 	src=$(drv_srcdir "$up")
 	[ -f "$src/.ppkit-extracted" ] && return
@@ -61,7 +61,7 @@ prepare_source() { # pkgver
 	xz -dc -T"$JOBS" "$tarball" | tar -x -C "$src.tmp"
 	mv "$src.tmp/linux-source-6.1" "$src"
 	rmdir "$src.tmp"
-	[ -n "${tmp:-}" ] && rm -rf "$tmp"
+	if [ -n "$tmp" ]; then rm -rf "$tmp"; fi
 	touch "$src/.ppkit-extracted"
 }
 
