@@ -5,7 +5,7 @@
 #   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json
 #   make regress    the seeds' experiments on ppsim, one boot each -> build/regress/
 #   make check      checkpatch --strict and sparse on our kernel code
-#   make tools      libppkit + ppctl (CMake, build/tools) -> build/bin/ppctl
+#   make tools      libppkit, ppctl, ppctld (CMake, build/tools) -> build/bin/
 #   make test-unit  the user-space unit tests (Catch2)
 #   make drivers    patched stmmac/mvpp2/mlx4_en + pp_backport, ARCH=x86_64|arm64|arm
 #   make test-drivers  their build matrix, static checks, QEMU load and runtime tests
@@ -49,6 +49,7 @@ tools:
 	cmake --build $(TOOLS_OUT) -j2
 	@mkdir -p $(TOOLS_BIN)
 	cp -f $(TOOLS_OUT)/bin/ppctl $(TOOLS_BIN)/ppctl
+	if [ -x $(TOOLS_OUT)/bin/ppctld ]; then cp -f $(TOOLS_OUT)/bin/ppctld $(TOOLS_BIN)/ppctld; fi
 
 test-unit: tools
 	$(TOOLS_BUILD)/tests/unit/ppkit-unit-tests

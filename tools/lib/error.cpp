@@ -43,6 +43,10 @@ std::string_view to_string(Errc c)
 		return "protocol";
 	case Errc::System:
 		return "system";
+	case Errc::DaemonMissing:
+		return "daemon-missing";
+	case Errc::Daemon:
+		return "daemon";
 	}
 	return "unknown";
 }

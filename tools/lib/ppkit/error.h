@@ -23,6 +23,8 @@ enum class Errc : std::uint8_t {
 	Kernel,		 // any other error the kernel returned
 	Protocol,	 // a reply we cannot parse
 	System,		 // a socket call failed
+	DaemonMissing,	 // no ppctld listens on the socket
+	Daemon,		 // ppctld answered {"ok": false}
 };
 
 std::string_view to_string(Errc c);

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "api.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <system_error>
+
+#include <grp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <fmt/format.h>
+
+#include "ppkit/daemon.h"
+
+namespace ppctld {
+
+namespace {
+
+using nlohmann::json;
+
+json error(std::string msg)
+{
+	return {{"ok", false}, {"error", std::move(msg)}};
+}
+
+json opt_num(const std::optional<double> &v)
+{
+	return v ? json(*v) : json(nullptr);
+}
+
+json float_num(float v)
+{
+	return std::isnan(v) ? json(nullptr) : json(static_cast<double>(v));
+}
+
+template <typename T>
+json opt(const std::optional<T> &v)
+{
+	return v ? json(*v) : json(nullptr);
+}
+
+json pool_head(const ppkit::Pool &p)
+{
+	return {
+		{"id", p.id},
+		{"source", ppkit::to_string(p.source)},
+		{"owner", p.owner},
+		{"ifindex", opt(p.ifindex)},
+		{"ifname", p.ifname.empty() ? json(nullptr) : json(p.ifname)},
+		{"queue", opt(p.queue)},
+		{"napi_id", opt(p.napi_id)},
+		{"state", p.state()},
+	};
+}
+
+std::optional<ppkit::Source> source_arg(const json &req, std::string &why)
+{
+	if (!req.contains("source"))
+		return ppkit::Source::Ppkit;
+	const json &s = req["source"];
+	if (s.is_string())
+		if (auto src = ppkit::source_by_name(s.get<std::string>()))
+			return src;
+	why = "bad \"source\": expected \"ppkit\" or \"netdev\"";
+	return std::nullopt;
+}
+
+json status(const Store &store, const ApiInfo &info)
+{
+	auto snap = store.snapshot();
+	json backends = json::array();
+	for (const BackendState &b : snap->backends)
+		backends.push_back({{"source", ppkit::to_string(b.source)},
+				    {"up", b.up},
+				    {"error", b.up ? json(nullptr) : json(b.why)}});
+	return {
+		{"ok", true},
+		{"version", ppkit::kDaemonApiVersion},
+		{"pid", info.pid},
+		{"interval_s", info.interval_s},
+		{"history_s", info.history_s},
+		{"started_ns", info.started_realtime_ns},
+		{"samples", snap->samples},
+		{"sample_errors", snap->sample_errors},
+		{"last_sample_s", snap->last_sample_s},
+		{"pools", snap->rows.size()},
+		{"gone_pools", snap->gone_pools},
+		{"history_bytes", snap->history_bytes},
+		{"backends", std::move(backends)},
+	};
+}
+
+json pools(const Store &store, const ApiInfo &info)
+{
+	auto snap = store.snapshot();
+	json rows = json::array();
+	for (const Row &r : snap->rows)
+		rows.push_back(row_json(r));
+	return {{"ok", true},
+		{"version", ppkit::kDaemonApiVersion},
+		{"interval_s", info.interval_s},
+		{"time_ns", snap->realtime_ns},
+		{"pools", std::move(rows)}};
+}
+
+json history(const json &req, const Store &store, const ApiInfo &info)
+{
+	if (!req.contains("pool") || !req["pool"].is_number_unsigned() ||
+	    req["pool"].get<std::uint64_t>() == 0 || req["pool"].get<std::uint64_t>() > UINT32_MAX)
+		return error("history: \"pool\" must be a pool id, 1..4294967295");
+	auto id = req["pool"].get<std::uint32_t>();
+	double since = info.history_s;
+	if (req.contains("since_s")) {
+		const json &s = req["since_s"];
+		if (!s.is_number() || !std::isfinite(s.get<double>()) || s.get<double>() < 0)
+			return error("history: \"since_s\" must be a number of seconds >= 0");
+		since = s.get<double>();
+	}
+	std::string why;
+	auto source = source_arg(req, why);
+	if (!source)
+		return error("history: " + why);
+	auto h = store.history(*source, id, since);
+	if (!h)
+		return error(fmt::format("history: no {} pool {} (not now, and not among the last {} "
+					 "destroyed): see ppctl list",
+					 ppkit::to_string(*source), id, kGoneKept));
+	json pts = json::array();
+	for (const Point &p : h->points)
+		pts.push_back({{"time_ns", store.realtime_of(p.t_ds)},
+			       {"inflight", p.inflight},
+			       {"alloc_per_s", float_num(p.alloc_per_s)},
+			       {"released_per_s", float_num(p.released_per_s)},
+			       {"hit", float_num(p.hit)},
+			       {"recycle", float_num(p.recycle)}});
+	json pool = pool_head(h->pool);
+	pool["state"] = h->live ? pool["state"] : json("gone");
+	return {{"ok", true},
+		{"version", ppkit::kDaemonApiVersion},
+		{"interval_s", info.interval_s},
+		{"pool", std::move(pool)},
+		{"points", std::move(pts)}};
+}
+
+}  // namespace
+
+json row_json(const Row &r)
+{
+	json j = pool_head(r.pool);
+	json alerts = json::array();
+	if (r.low_hit)
+		alerts.push_back("low-hit-rate");
+	if (r.leak)
+		alerts.push_back("leak-suspect");
+	json counters = json::object();
+	for (std::size_t i = 0; i < ppkit::kCounterCount; i++)
+		if (r.stats.present.test(i))
+			counters[std::string(ppkit::name(static_cast<ppkit::Counter>(i)))] =
+				r.stats.values[i];
+	j["time_ns"] = r.realtime_ns;
+	j["inflight"] = opt(r.stats.opt(ppkit::Counter::Inflight));
+	j["alloc_per_s"] = opt_num(r.alloc_per_s);
+	j["released_per_s"] = opt_num(r.released_per_s);
+	j["hit"] = opt_num(r.hit);
+	j["recycle"] = opt_num(r.recycle);
+	j["alerts"] = std::move(alerts);
+	j["counters"] = std::move(counters);
+	return j;
+}
+
+json handle_request(std::string_view line, const Store &store, const ApiInfo &info)
+{
+	if (line.size() >= ppkit::kDaemonMaxRequest)
+		return error(fmt::format("request too long: at most {} bytes per line",
+					 ppkit::kDaemonMaxRequest - 1));
+	json req = json::parse(line, nullptr, false);
+	if (req.is_discarded())
+		return error("request is not JSON: send one object per line, e.g. {\"cmd\": \"status\"}");
+	if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string())
+		return error("request needs a \"cmd\" string: status, pools or history");
+	std::string cmd = req["cmd"].get<std::string>();
+	if (cmd == "status")
+		return status(store, info);
+	if (cmd == "pools")
+		return pools(store, info);
+	if (cmd == "history")
+		return history(req, store, info);
+	return error(fmt::format("unknown command '{}': expected status, pools or history",
+				 cmd.substr(0, 64)));
+}
+
+ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_name,
+		     std::size_t max_clients)
+	: path_(std::move(path)), max_clients_(max_clients)
+{
+	sockaddr_un sa{};
+	sa.sun_family = AF_UNIX;
+	if (path_.empty() || path_.size() >= sizeof(sa.sun_path))
+		throw std::system_error(ENAMETOOLONG, std::generic_category(),
+					"socket path '" + path_ + "'");
+	std::memcpy(sa.sun_path, path_.data(), path_.size());
+
+	gid_t gid = static_cast<gid_t>(-1);
+	if (!group_name.empty()) {
+		struct group *g = getgrnam(group_name.c_str());
+		if (!g)
+			throw std::system_error(ENOENT, std::generic_category(),
+						"socket group '" + group_name + "' does not exist");
+		gid = g->gr_gid;
+	}
+	fd_ = Fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+	if (!fd_)
+		throw std::system_error(errno, std::generic_category(), "socket");
+	// A socket left by a daemon that died is in the way; a live one is not ours.
+	struct stat st {};
+	if (lstat(path_.c_str(), &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			throw std::system_error(EEXIST, std::generic_category(),
+						path_ + " exists and is not a socket");
+		Fd probe(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+		if (connect(probe.get(), reinterpret_cast<sockaddr *>(&sa), sizeof(sa)) == 0)
+			throw std::system_error(EADDRINUSE, std::generic_category(),
+						"another ppctld listens on " + path_);
+		unlink(path_.c_str());
+	}
+	// Bind under a umask that leaves no window with looser permissions.
+	mode_t old = umask(0177);
+	int rc = bind(fd_.get(), reinterpret_cast<sockaddr *>(&sa), sizeof(sa));
+	int e = errno;
+	umask(old);
+	if (rc < 0)
+		throw std::system_error(e, std::generic_category(), "bind " + path_);
+	if (chmod(path_.c_str(), mode) < 0 ||
+	    (gid != static_cast<gid_t>(-1) && chown(path_.c_str(), static_cast<uid_t>(-1), gid) < 0)) {
+		e = errno;
+		unlink(path_.c_str());
+		throw std::system_error(e, std::generic_category(), "permissions of " + path_);
+	}
+	if (listen(fd_.get(), 16) < 0) {
+		e = errno;
+		unlink(path_.c_str());
+		throw std::system_error(e, std::generic_category(), "listen " + path_);
+	}
+}
+
+ApiServer::~ApiServer()
+{
+	unlink(path_.c_str());
+}
+
+std::vector<ApiServer::Watch> ApiServer::watches() const
+{
+	std::vector<Watch> w;
+	w.push_back({fd_.get(), POLLIN});
+	for (const auto &c : clients_)
+		w.push_back({c->fd.get(), static_cast<short>(c->out.empty() ? POLLIN : POLLIN | POLLOUT)});
+	return w;
+}
+
+void ApiServer::accept_all()
+{
+	for (;;) {
+		Fd c(accept4(fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+		if (!c)
+			return;	// EAGAIN, or the client left already
+		if (clients_.size() >= max_clients_) {
+			std::string msg = error(fmt::format("too many clients (at most {})",
+							    max_clients_)).dump() + "\n";
+			(void)!send(c.get(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+			continue;
+		}
+		auto conn = std::make_unique<Conn>();
+		conn->fd = std::move(c);
+		clients_.push_back(std::move(conn));
+	}
+}
+
+void ApiServer::flush(Conn &c)
+{
+	while (!c.out.empty()) {
+		ssize_t n = send(c.fd.get(), c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			c.closing = true;
+			c.out.clear();
+			return;
+		}
+		c.out.erase(0, static_cast<std::size_t>(n));
+	}
+}
+
+void ApiServer::drop(int fd)
+{
+	std::erase_if(clients_, [fd](const std::unique_ptr<Conn> &c) { return c->fd.get() == fd; });
+}
+
+void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &info)
+{
+	if (fd == fd_.get()) {
+		accept_all();
+		return;
+	}
+	auto it = std::find_if(clients_.begin(), clients_.end(),
+			       [fd](const std::unique_ptr<Conn> &c) { return c->fd.get() == fd; });
+	if (it == clients_.end())
+		return;
+	Conn &c = **it;
+	if ((revents & POLLIN) && !c.closing) {
+		char buf[8192];
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			drop(fd);
+			return;
+		}
+		if (n > 0)
+			c.in.append(buf, static_cast<std::size_t>(n));
+		std::size_t nl;
+		while (!c.closing && (nl = c.in.find('\n')) != std::string::npos) {
+			std::string_view line(c.in.data(), nl);
+			if (!line.empty() && line.back() == '\r')
+				line.remove_suffix(1);
+			c.out += handle_request(line, store, info).dump() + "\n";
+			c.in.erase(0, nl + 1);
+		}
+		if (c.in.size() >= ppkit::kDaemonMaxRequest) {
+			// No newline in sight: answer once, and hang up.
+			c.out += handle_request(c.in, store, info).dump() + "\n";
+			c.in.clear();
+			c.closing = true;
+		}
+		if (c.out.size() > kMaxPending) {
+			drop(fd);
+			return;
+		}
+	}
+	if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
+		drop(fd);
+		return;
+	}
+	flush(c);
+	if (c.closing && c.out.empty())
+		drop(fd);
+}
+
+}  // namespace ppctld

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "daemon.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <prometheus/exposer.h>
+
+#include "api.h"
+#include "fd.h"
+#include "metrics.h"
+#include "ppkit/client.h"
+#include "ppkit/error.h"
+#include "store.h"
+
+namespace ppctld {
+
+namespace {
+
+template <typename... Args>
+void log(int prio, fmt::format_string<Args...> f, Args &&...args)
+{
+	std::string msg = fmt::format(f, std::forward<Args>(args)...);
+	syslog(prio, "%s", msg.c_str());
+}
+
+std::uint64_t realtime_ns()
+{
+	timespec ts{};
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL +
+	       static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// The pid file, removed again on the way out.
+class PidFile {
+public:
+	explicit PidFile(std::string path) : path_(std::move(path))
+	{
+		if (path_.empty())
+			return;
+		std::ofstream f(path_);
+		f << getpid() << "\n";
+		if (!f)
+			throw std::runtime_error("cannot write the pid file " + path_);
+	}
+	~PidFile()
+	{
+		if (!path_.empty())
+			unlink(path_.c_str());
+	}
+	PidFile(const PidFile &) = delete;
+	PidFile &operator=(const PidFile &) = delete;
+
+private:
+	std::string path_;
+};
+
+// One netlink source: its client and notification socket while its family
+// is there.
+struct Backend {
+	ppkit::Source source;
+	std::optional<ppkit::Client> client;
+	std::optional<ppkit::Monitor> monitor;
+	bool stats = true;		// the kernel reports statistics
+	std::optional<bool> was_up;	// for logging transitions once
+	std::string why;
+};
+
+class Daemon {
+public:
+	Daemon(int argc, const char *const *argv, Config c)
+		: argc_(argc), argv_(argv), cfg_(std::move(c)),
+		  store_(cfg_, std::chrono::steady_clock::now(), realtime_ns()),
+		  collector_(std::make_shared<SnapshotCollector>(store_))
+	{
+		info_.pid = getpid();
+		info_.started_realtime_ns = realtime_ns();
+		apply_info();
+		for (const std::string &s : cfg_.sources)
+			backends_.push_back(Backend{*ppkit::source_by_name(s), {}, {}, true, {}, {}});
+	}
+
+	// Everything that can fail on bad settings, before the daemon reports
+	// itself ready.
+	void open()
+	{
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGHUP);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGINT);
+		sigprocmask(SIG_BLOCK, &set, nullptr);
+		signal(SIGPIPE, SIG_IGN);
+		sig_ = Fd(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+		timer_ = Fd(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+		if (!sig_ || !timer_)
+			throw std::system_error(errno, std::generic_category(), "signalfd/timerfd");
+		open_endpoints(nullptr);
+		arm_timer();
+	}
+
+	int loop()
+	{
+		log(LOG_INFO, "started: every {}s, history {}s ({} points per pool), metrics {}, API {}",
+		    cfg_.interval_s, cfg_.history_s, cfg_.history_points(),
+		    cfg_.listen.empty() ? "off" : "http://" + cfg_.listen + "/metrics",
+		    cfg_.socket.empty() ? "off" : cfg_.socket);
+		round();
+		while (!stop_) {
+			std::vector<pollfd> fds;
+			fds.push_back({sig_.get(), POLLIN, 0});
+			fds.push_back({timer_.get(), POLLIN, 0});
+			for (Backend &b : backends_)
+				if (b.monitor)
+					fds.push_back({b.monitor->fd(), POLLIN, 0});
+			std::size_t api_first = fds.size();
+			if (api_)
+				for (const ApiServer::Watch &w : api_->watches())
+					fds.push_back({w.fd, w.events, 0});
+			int n = poll(fds.data(), fds.size(), -1);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				throw std::system_error(errno, std::generic_category(), "poll");
+			if (fds[0].revents)
+				signals();
+			if (fds[1].revents) {
+				std::uint64_t ticks = 0;
+				if (read(timer_.get(), &ticks, sizeof(ticks)) == sizeof(ticks))
+					round();
+			}
+			for (std::size_t i = 2; i < api_first; i++)
+				if (fds[i].revents)
+					for (Backend &b : backends_)
+						if (b.monitor && b.monitor->fd() == fds[i].fd)
+							drain(b);
+			for (std::size_t i = api_first; i < fds.size() && api_; i++)
+				if (fds[i].revents)
+					api_->serve(fds[i].fd, fds[i].revents, store_, info_);
+		}
+		log(LOG_INFO, "stopping");
+		return 0;
+	}
+
+private:
+	void apply_info()
+	{
+		info_.interval_s = cfg_.interval_s;
+		info_.history_s = cfg_.history_s;
+	}
+
+	void arm_timer()
+	{
+		auto ns = static_cast<long long>(cfg_.interval_s * 1e9);
+		itimerspec its{};
+		its.it_interval.tv_sec = static_cast<time_t>(ns / 1000000000);
+		its.it_interval.tv_nsec = static_cast<long>(ns % 1000000000);
+		its.it_value = its.it_interval;
+		timerfd_settime(timer_.get(), 0, &its, nullptr);
+	}
+
+	// The exposer and the API socket for cfg_; @old says what runs now, so
+	// unchanged endpoints stay up across a reload.
+	void open_endpoints(const Config *old)
+	{
+		if (!old || old->listen != cfg_.listen) {
+			exposer_.reset();
+			if (!cfg_.listen.empty()) {
+				try {
+					exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+						"listening_ports", cfg_.listen, "num_threads", "4",
+						"request_timeout_ms", "10000", "enable_keep_alive", "yes"});
+				} catch (const std::exception &e) {
+					throw std::runtime_error(fmt::format(
+						"cannot serve metrics on {}: {} (is the port taken? "
+						"pick another with --listen ADDR:PORT, or --listen none)",
+						cfg_.listen, e.what()));
+				}
+				exposer_->RegisterCollectable(collector_);
+			}
+		}
+		if (!old || old->socket != cfg_.socket || old->socket_mode != cfg_.socket_mode ||
+		    old->socket_group != cfg_.socket_group || old->max_clients != cfg_.max_clients) {
+			api_.reset();
+			if (!cfg_.socket.empty()) {
+				try {
+					api_ = std::make_unique<ApiServer>(cfg_.socket, cfg_.socket_mode,
+									   cfg_.socket_group, cfg_.max_clients);
+				} catch (const std::system_error &e) {
+					throw std::runtime_error(fmt::format(
+						"cannot open the API socket: {} (another ppctld? "
+						"pick another with --socket PATH, or --socket none)",
+						e.what()));
+				}
+			}
+		}
+	}
+
+	void signals()
+	{
+		signalfd_siginfo si{};
+		while (read(sig_.get(), &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGHUP)
+				reload();
+			else
+				stop_ = true;
+		}
+	}
+
+	void reload()
+	{
+		std::ostringstream out, err;
+		Parsed p = parse(argc_, argv_, out, err);
+		if (!p.config) {
+			log(LOG_ERR, "SIGHUP: configuration not reloaded, the old one stays: {}",
+			    err.str());
+			return;
+		}
+		Config old = std::move(cfg_);
+		cfg_ = std::move(*p.config);
+		cfg_.foreground = old.foreground;
+		cfg_.sources = old.sources;	// a new source needs a restart
+		try {
+			open_endpoints(&old);
+		} catch (const std::exception &e) {
+			log(LOG_ERR, "SIGHUP: {}; keeping the old endpoints", e.what());
+			cfg_.listen = old.listen;
+			cfg_.socket = old.socket;
+			cfg_.socket_mode = old.socket_mode;
+			cfg_.socket_group = old.socket_group;
+			cfg_.max_clients = old.max_clients;
+		}
+		store_.configure(cfg_);
+		apply_info();
+		arm_timer();
+		log(LOG_INFO, "configuration reloaded: every {}s, history {}s, alerts: hit below {}% "
+			      "for {}s, leak {}s",
+		    cfg_.interval_s, cfg_.history_s, cfg_.alerts.hit_below * 100,
+		    cfg_.alerts.hit_for_s, cfg_.alerts.leak_for_s);
+	}
+
+	void down(Backend &b, const std::string &why)
+	{
+		b.client.reset();
+		b.monitor.reset();
+		store_.on_backend_down(b.source, why);
+		if (b.was_up.value_or(true))
+			log(LOG_WARNING, "{} pools: not sampling: {}", ppkit::to_string(b.source), why);
+		b.was_up = false;
+		b.why = why;
+	}
+
+	bool connect(Backend &b)
+	{
+		try {
+			ppkit::Client c(b.source);
+			ppkit::Monitor m(b.source);
+			// Notifications first, then the list: nothing falls in between.
+			auto pools = c.pools();
+			b.stats = c.has_stats();
+			store_.on_pools(b.source, std::move(pools));
+			store_.on_backend_up(b.source);
+			b.client = std::move(c);
+			b.monitor = std::move(m);
+			if (!b.was_up.value_or(false))
+				log(LOG_NOTICE, "{} pools: sampling {} pools{}", ppkit::to_string(b.source),
+				    store_.live_pools(), b.stats ? "" : " (the kernel keeps no statistics)");
+			b.was_up = true;
+			return true;
+		} catch (const ppkit::Error &e) {
+			down(b, e.what());
+			return false;
+		}
+	}
+
+	void drain(Backend &b)
+	{
+		if (!b.monitor)
+			return;
+		try {
+			pollfd p{b.monitor->fd(), POLLIN, 0};
+			while (b.monitor && poll(&p, 1, 0) > 0) {
+				bool lost = false;
+				for (const ppkit::Event &e : b.monitor->read(&lost))
+					store_.on_event(e);
+				if (lost) {
+					log(LOG_NOTICE, "{} pools: notifications overran, reading the list again",
+					    ppkit::to_string(b.source));
+					store_.on_pools(b.source, b.client->pools());
+				}
+			}
+		} catch (const ppkit::Error &e) {
+			down(b, e.what());
+		}
+	}
+
+	void round()
+	{
+		auto t0 = std::chrono::steady_clock::now();
+		bool failed = false;
+		for (Backend &b : backends_) {
+			if (!b.client && !connect(b)) {
+				failed = failed || b.source == ppkit::Source::Ppkit;
+				continue;
+			}
+			drain(b);
+			if (!b.client)
+				continue;
+			try {
+				std::vector<ppkit::Stats> stats;
+				if (b.stats)
+					stats = b.client->stats();
+				auto taken = std::chrono::steady_clock::now();
+				auto lookup = [&](std::uint32_t id) -> std::optional<ppkit::Pool> {
+					try {
+						return b.client->pool(id);
+					} catch (const ppkit::Error &) {
+						return std::nullopt;
+					}
+				};
+				for (const AlertEvent &a :
+				     store_.on_stats(b.source, std::move(stats), taken, realtime_ns(), lookup))
+					log(a.what == Transition::Raised ? LOG_WARNING : LOG_NOTICE,
+					    "alert {} {}: {}", a.rule,
+					    a.what == Transition::Raised ? "raised" : "cleared", a.detail);
+			} catch (const ppkit::Error &e) {
+				failed = true;
+				down(b, e.what());
+			}
+		}
+		store_.count_round(
+			std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+			failed);
+		store_.publish();
+		if (!cfg_.textfile.empty()) {
+			try {
+				write_textfile(cfg_.textfile, *store_.snapshot());
+				textfile_failing_ = false;
+			} catch (const std::exception &e) {
+				if (!textfile_failing_)
+					log(LOG_ERR, "textfile: {}", e.what());
+				textfile_failing_ = true;
+			}
+		}
+	}
+
+	int argc_;
+	const char *const *argv_;
+	Config cfg_;
+	Store store_;
+	std::shared_ptr<SnapshotCollector> collector_;
+	ApiInfo info_;
+	std::vector<Backend> backends_;
+	Fd sig_, timer_;
+	std::unique_ptr<prometheus::Exposer> exposer_;
+	std::unique_ptr<ApiServer> api_;
+	bool stop_ = false;
+	bool textfile_failing_ = false;
+};
+
+// Detach from the terminal: the parent waits until the child is serving
+// (or has failed, and says why) and exits with that status.
+int daemonize(Fd &ready)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		throw std::system_error(errno, std::generic_category(), "pipe");
+	Fd rd(p[0]), wr(p[1]);
+	pid_t pid = fork();
+	if (pid < 0)
+		throw std::system_error(errno, std::generic_category(), "fork");
+	if (pid > 0) {
+		wr.reset();
+		std::string msg;
+		char buf[512];
+		ssize_t n;
+		while ((n = read(rd.get(), buf, sizeof(buf))) > 0)
+			msg.append(buf, static_cast<std::size_t>(n));
+		if (msg == "ok")
+			return 0;
+		std::cerr << "ppctld: " << (msg.empty() ? "the daemon died while starting" : msg)
+			  << "\n";
+		return 1;
+	}
+	setsid();
+	if (chdir("/") < 0) {
+		// Nothing depends on the working directory.
+	}
+	ready = std::move(wr);
+	return -1;
+}
+
+void tell(Fd &ready, const std::string &msg)
+{
+	if (!ready)
+		return;
+	(void)!write(ready.get(), msg.data(), msg.size());
+	ready.reset();
+}
+
+}  // namespace
+
+int run_daemon(int argc, const char *const *argv, Config cfg)
+{
+	openlog("ppctld", LOG_PID | LOG_NDELAY | (cfg.log_stderr ? LOG_PERROR : 0), LOG_DAEMON);
+	Fd ready;
+	if (!cfg.foreground) {
+		int rc = daemonize(ready);
+		if (rc >= 0)
+			return rc;
+	}
+	try {
+		Daemon d(argc, argv, cfg);
+		d.open();
+		PidFile pid(cfg.pidfile);
+		tell(ready, "ok");
+		if (!cfg.foreground) {
+			int null = ::open("/dev/null", O_RDWR);
+			if (null >= 0) {
+				dup2(null, 0);
+				dup2(null, 1);
+				dup2(null, 2);
+				close(null);
+			}
+		}
+		return d.loop();
+	} catch (const std::exception &e) {
+		log(LOG_ERR, "{}", e.what());
+		tell(ready, e.what());
+		if (cfg.foreground && !cfg.log_stderr)
+			std::cerr << "ppctld: " << e.what() << "\n";
+		return 1;
+	}
+}
+
+int main(int argc, const char *const *argv)
+{
+	Parsed p = parse(argc, argv, std::cout, std::cerr);
+	if (!p.config)
+		return p.exit;
+	return run_daemon(argc, argv, std::move(*p.config));
+}
+
+}  // namespace ppctld

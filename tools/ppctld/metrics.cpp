@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "metrics.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <sstream>
+#include <system_error>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <prometheus/text_serializer.h>
+
+namespace ppctld {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+std::vector<ClientMetric::Label> pool_labels(const ppkit::Pool &p)
+{
+	return {
+		{"pool", std::to_string(p.id)},
+		{"source", std::string(ppkit::to_string(p.source))},
+		{"owner", p.owner},
+		{"ifindex", p.ifindex ? std::to_string(*p.ifindex) : std::string()},
+		{"device", p.ifname},
+		{"queue", p.queue ? std::to_string(*p.queue) : std::string()},
+	};
+}
+
+MetricFamily family(std::string name, std::string help, MetricType type)
+{
+	MetricFamily f;
+	f.name = std::move(name);
+	f.help = std::move(help);
+	f.type = type;
+	return f;
+}
+
+void add(MetricFamily &f, std::vector<ClientMetric::Label> labels, double v)
+{
+	ClientMetric m;
+	m.label = std::move(labels);
+	if (f.type == MetricType::Counter)
+		m.counter.value = v;
+	else
+		m.gauge.value = v;
+	f.metric.push_back(std::move(m));
+}
+
+const char *counter_help(ppkit::Counter c)
+{
+	using C = ppkit::Counter;
+	switch (c) {
+	case C::AllocFast: return "Allocations served from the pool's lockless cache (upstream alloc_fast).";
+	case C::AllocSlow: return "Slow-path allocation calls (upstream alloc_slow).";
+	case C::AllocSlowHighOrder: return "Slow-path allocations of order > 0 (upstream alloc_slow_high_order).";
+	case C::AllocEmpty: return "Allocations that found the ring empty (upstream alloc_empty).";
+	case C::AllocRefill: return "Cache refills from the ring (upstream alloc_refill).";
+	case C::AllocWaive: return "Ring pages refused for the cache, e.g. far NUMA node (upstream alloc_waive).";
+	case C::RecycleCached: return "Pages recycled into the cache (upstream recycle_cached).";
+	case C::RecycleCacheFull: return "Recycles that found the cache full (upstream recycle_cache_full).";
+	case C::RecycleRing: return "Pages recycled into the ring (upstream recycle_ring).";
+	case C::RecycleRingFull: return "Recycles that found the ring full (upstream recycle_ring_full).";
+	case C::RecycleReleasedRefcnt: return "Pages released because others held a reference (upstream recycle_released_refcnt).";
+	default: return "ppkit page counter; see Documentation/stats.rst.";
+	}
+}
+
+}  // namespace
+
+std::vector<MetricFamily> metric_families(const Snapshot &s)
+{
+	std::vector<MetricFamily> out;
+	const std::size_t first_gauge = ppkit::index(ppkit::kFirstGauge);
+
+	// One family per counter, then the gauges, in uapi order.
+	std::vector<MetricFamily> counters;
+	for (std::size_t i = 0; i < ppkit::kCounterCount; i++) {
+		auto c = static_cast<ppkit::Counter>(i);
+		std::string n(ppkit::name(c));
+		if (i < first_gauge)
+			counters.push_back(family("ppkit_pool_" + n + "_total", counter_help(c),
+						  MetricType::Counter));
+		else
+			counters.push_back(family("ppkit_pool_" + n, "ppkit pool level; see Documentation/stats.rst.",
+						  MetricType::Gauge));
+	}
+	// The byte gauge says so in its name.
+	counters[ppkit::index(ppkit::Counter::InflightMem)].name = "ppkit_pool_inflight_bytes";
+	counters[ppkit::index(ppkit::Counter::Inflight)].name = "ppkit_pool_inflight_pages";
+
+	auto hit = family("ppkit_pool_alloc_hit_ratio",
+			  "Pages served from recycled stock / all pages served, over the last sample interval.",
+			  MetricType::Gauge);
+	auto rec = family("ppkit_pool_recycle_ratio",
+			  "Pages recycled / pages that left the driver, over the last sample interval.",
+			  MetricType::Gauge);
+	auto alloc = family("ppkit_pool_served_pages_per_second",
+			    "Pages served per second over the last sample interval.", MetricType::Gauge);
+	auto alert = family("ppkit_pool_alert",
+			    "1 while an alert rule fires for the pool (rule: low-hit-rate, leak-suspect).",
+			    MetricType::Gauge);
+
+	for (const Row &r : s.rows) {
+		auto labels = pool_labels(r.pool);
+		for (std::size_t i = 0; i < ppkit::kCounterCount; i++)
+			if (r.stats.present.test(i))
+				add(counters[i], labels, static_cast<double>(r.stats.values[i]));
+		if (r.hit)
+			add(hit, labels, *r.hit);
+		if (r.recycle)
+			add(rec, labels, *r.recycle);
+		if (r.alloc_per_s)
+			add(alloc, labels, *r.alloc_per_s);
+		auto l = labels;
+		l.push_back({"rule", "low-hit-rate"});
+		add(alert, l, r.low_hit ? 1 : 0);
+		l.back().value = "leak-suspect";
+		add(alert, std::move(l), r.leak ? 1 : 0);
+	}
+	for (MetricFamily &f : counters)
+		out.push_back(std::move(f));
+	out.push_back(std::move(hit));
+	out.push_back(std::move(rec));
+	out.push_back(std::move(alloc));
+	out.push_back(std::move(alert));
+
+	auto up = family("ppctld_backend_up", "1 when the source's netlink family is there.",
+			 MetricType::Gauge);
+	auto pools = family("ppctld_pools", "Live pools followed, by source.", MetricType::Gauge);
+	for (const BackendState &b : s.backends) {
+		std::string src(ppkit::to_string(b.source));
+		add(up, {{"source", src}}, b.up ? 1 : 0);
+		double n = 0;
+		for (const Row &r : s.rows)
+			n += r.pool.source == b.source;
+		add(pools, {{"source", src}}, n);
+	}
+	out.push_back(std::move(up));
+	out.push_back(std::move(pools));
+
+	auto one = [&](std::string name, std::string help, MetricType t, double v) {
+		auto f = family(std::move(name), std::move(help), t);
+		add(f, {}, v);
+		out.push_back(std::move(f));
+	};
+	one("ppctld_samples_total", "Sampling rounds done.", MetricType::Counter,
+	    static_cast<double>(s.samples));
+	one("ppctld_sample_errors_total", "Sampling rounds in which a source failed.",
+	    MetricType::Counter, static_cast<double>(s.sample_errors));
+	one("ppctld_sample_duration_seconds", "How long the last sampling round took.",
+	    MetricType::Gauge, s.last_sample_s);
+	one("ppctld_history_bytes", "Memory held by the pools' histories.", MetricType::Gauge,
+	    static_cast<double>(s.history_bytes));
+	one("ppctld_alerts_raised_total", "Alerts raised since the daemon started.",
+	    MetricType::Counter, static_cast<double>(s.alerts_raised));
+	return out;
+}
+
+std::vector<MetricFamily> SnapshotCollector::Collect() const
+{
+	return metric_families(*store_.snapshot());
+}
+
+std::string exposition(const Snapshot &s)
+{
+	std::ostringstream os;
+	prometheus::TextSerializer().Serialize(os, metric_families(s));
+	return os.str();
+}
+
+void write_textfile(const std::string &path, const Snapshot &s)
+{
+	std::string text = exposition(s);
+	std::string tmp = path + ".tmp";
+	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		throw std::system_error(errno, std::generic_category(), "cannot create " + tmp);
+	std::size_t off = 0;
+	while (off < text.size()) {
+		ssize_t n = write(fd, text.data() + off, text.size() - off);
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			unlink(tmp.c_str());
+			throw std::system_error(e, std::generic_category(), "cannot write " + tmp);
+		}
+		off += static_cast<std::size_t>(n);
+	}
+	if (close(fd) < 0 || rename(tmp.c_str(), path.c_str()) < 0) {
+		int e = errno;
+		unlink(tmp.c_str());
+		throw std::system_error(e, std::generic_category(), "cannot replace " + path);
+	}
+}
+
+}  // namespace ppctld
