@@ -92,6 +92,19 @@ CLI::Validator ethertype_check()
 		"", "");
 }
 
+// A duration: 90, 1.5s, 10m, 2h, 1d.
+CLI::Validator duration_check(const char *what)
+{
+	return CLI::Validator(
+		[=](std::string &s) -> std::string {
+			if (ppkit::parse_duration(s))
+				return {};
+			return "bad " + std::string(what) + " '" + s +
+			       "': expected a duration like 90, 30s, 10m or 2h";
+		},
+		"", "");
+}
+
 // A CPU: 0, 1, ... or @word (-1 in the uapi).
 CLI::Validator cpu_check(const char *what, const char *word)
 {
@@ -379,6 +392,31 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 				   ->check(uint_check("count", 1, UINT32_MAX, ""))
 				   ->type_name("N");
 
+	auto *hist = app.add_subcommand("history", "a pool's history, kept by ppctld");
+	hist->add_option("POOL_ID", o.pool, "the pool")
+		->required()
+		->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
+	std::string since;
+	auto *since_opt = hist->add_option("--since", since, "this far back (default: all ppctld keeps)")
+				  ->check(duration_check("since"))
+				  ->type_name("DURATION");
+	auto *top = app.add_subcommand("top", "pools by allocation rate, refreshed like top (q quits)");
+	double top_iv = 1;
+	auto *top_iv_opt = top->add_option("-i,--interval", top_iv, "refresh every SEC seconds (default 1)")
+				   ->check(CLI::Range(0.1, 86400.0))
+				   ->type_name("SEC");
+	std::uint64_t frames = 0;
+	auto *frames_opt = top->add_option("-n,--count", frames, "stop after N screens (batch use)")
+				   ->check(uint_check("count", 1, UINT32_MAX, ""))
+				   ->type_name("N");
+	std::string sort = "alloc";
+	top->add_option("--sort", sort, "alloc (default), hit, recycle, inflight or id")
+		->check(one_of("sort key", {"alloc", "hit", "recycle", "inflight", "id"}))
+		->type_name("KEY");
+	for (CLI::App *sub : {hist, top})
+		sub->add_option("--socket", o.socket, "ppctld's API socket (default /run/ppctld.sock)")
+			->type_name("PATH");
+
 	SimXdpCli sx;
 	add_sim(app, o, sx);
 	add_xdp(app, o, sx);
@@ -398,7 +436,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		return Parsed{std::nullopt, kExitUsage};
 	};
 	if (app.get_subcommands().empty())
-		return usage("a command is required: list, stats, set, monitor, sim or xdp");
+		return usage("a command is required: list, stats, set, monitor, history, top, sim or xdp");
 	if (sx.sim->parsed() || sx.xdp->parsed()) {
 		if (source_opt->count())
 			return usage("sim and xdp commands take no --source");
@@ -418,6 +456,23 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.ring_size = ring;
 		if (batch_opt->count())
 			o.refill_batch = batch;
+	} else if (hist->parsed()) {
+		o.command = Command::History;
+		if (since_opt->count())
+			o.since = ppkit::parse_duration(since);
+		o.socket_given = hist->count("--socket") > 0;
+	} else if (top->parsed()) {
+		o.command = Command::Top;
+		if (top_iv_opt->count())
+			o.interval = top_iv;
+		if (frames_opt->count())
+			o.count = frames;
+		o.sort = sort == "hit"	    ? TopSort::Hit
+			 : sort == "recycle"  ? TopSort::Recycle
+			 : sort == "inflight" ? TopSort::Inflight
+			 : sort == "id"	      ? TopSort::Id
+					      : TopSort::Alloc;
+		o.socket_given = top->count("--socket") > 0;
 	} else {
 		o.command = Command::Monitor;
 		if (events_opt->count())
@@ -426,6 +481,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 
 	if (o.command == Command::Set && !o.ring_size && !o.refill_batch)
 		return usage("set: give --ring-size N and/or --refill-batch N");
+	if (o.command == Command::History && o.source == SourceSel::All)
+		return usage("history: pool ids are per source: give --source ppkit or --source netdev");
 	if (o.command == Command::Set && o.source != SourceSel::Ppkit)
 		return usage("set: only ppkit pools can be changed (drop --source)");
 	if (o.command == Command::Stats && !o.ids.empty() && o.source == SourceSel::All)
@@ -449,6 +506,10 @@ int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
 			return cmd_set(o, out, err);
 		case Command::Monitor:
 			return cmd_monitor(o, out, err);
+		case Command::History:
+			return cmd_history(o, out, err);
+		case Command::Top:
+			return cmd_top(o, out, err);
 		case Command::SimList:
 		case Command::SimAdd:
 		case Command::SimDel:

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon_view.h"
+#include "ppkit/daemon.h"
 #include "ppkit/sim.h"
 #include "ppkit/xdp.h"
 
@@ -25,6 +27,8 @@ enum class Command {
 	Stats,
 	Set,
 	Monitor,
+	History,
+	Top,
 	SimList,
 	SimAdd,
 	SimDel,
@@ -52,6 +56,11 @@ struct Options {
 	std::uint32_t pool = 0;
 	std::optional<std::uint32_t> ring_size;
 	std::optional<std::uint32_t> refill_batch;
+	// history and top: ppctld's socket
+	std::string socket = std::string(ppkit::kDaemonSocket);
+	bool socket_given = false;
+	std::optional<double> since;	// history: seconds back
+	TopSort sort = TopSort::Alloc;
 	// sim and xdp: the interface, by name in our network namespace
 	std::string ifname;
 	ppkit::SimNewDevice sim_new;	// sim add

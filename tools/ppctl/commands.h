@@ -21,6 +21,10 @@ int cmd_stats(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_set(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_monitor(const Options &o, std::ostream &out, std::ostream &err);
 
+// commands_daemon.cpp: through ppctld (top also without it).
+int cmd_history(const Options &o, std::ostream &out, std::ostream &err);
+int cmd_top(const Options &o, std::ostream &out, std::ostream &err);
+
 // commands_sim.cpp: ppsim devices and XDP programs.
 int cmd_sim(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_xdp(const Options &o, std::ostream &out, std::ostream &err);
