@@ -139,7 +139,7 @@ TEST_CASE("ring size and refill batch limits", "[cli]")
 
 TEST_CASE("other usage errors", "[cli]")
 {
-	refused({}, "a command is required: list, stats, set, monitor, sim or xdp");
+	refused({}, "a command is required: list, stats, set, monitor, history, top, sim or xdp");
 	refused({"frobnicate"}, "not expected: frobnicate");
 	refused({"list", "--bogus"}, "--bogus");
 	refused({"--source", "bsd", "list"}, "bsd");

@@ -73,6 +73,7 @@ public:
 	}
 
 	Source source() const override { return Source::Ppkit; }
+	std::size_t last_count_ = 0;
 
 	std::vector<Pool> pools() override
 	{
@@ -90,15 +91,22 @@ public:
 
 	std::optional<std::vector<Stats>> stats(std::optional<std::uint32_t> ifindex) override
 	{
-		return collect<Stats>(sock_, wire::ppkit_stats_get(family_, std::nullopt, ifindex),
-				      wire::ppkit_parse_stats, {Source::Ppkit, "stats-get", {}});
+		// The one dump ppctld makes every second: parsed in place.
+		std::vector<Stats> out;
+		out.reserve(last_count_);
+		nl::Reply r = sock_.dump(wire::ppkit_stats_get(family_, std::nullopt, ifindex),
+					 [&](const nlmsghdr *h) { out.push_back(wire::ppkit_parse_stats(h)); });
+		if (r.err)
+			throw kernel_error(r.err, std::move(r.extack), {Source::Ppkit, "stats-get", {}});
+		last_count_ = out.size();
+		return out;
 	}
 
 	std::optional<Stats> stats(std::uint32_t id) override
 	{
 		ErrorContext ctx{Source::Ppkit, "stats-get", id};
 		return only(collect<Stats>(sock_, wire::ppkit_stats_get(family_, id, std::nullopt),
-					   wire::ppkit_parse_stats, ctx),
+					   [](nl_msg *m) { return wire::ppkit_parse_stats(m); }, ctx),
 			    ctx);
 	}
 

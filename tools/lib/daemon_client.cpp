@@ -116,7 +116,7 @@ nlohmann::json DaemonClient::request(const nlohmann::json &req)
 			std::string reply = inbuf_.substr(0, nl);
 			inbuf_.erase(0, nl + 1);
 			nlohmann::json j = nlohmann::json::parse(reply, nullptr, false);
-			if (j.is_discarded() || !j.is_object() || !j.contains("ok"))
+			if (j.is_discarded() || !j.is_object() || !j.contains("ok") || !j["ok"].is_boolean())
 				throw Error(Errc::Protocol, "ppctld sent a reply that is not a JSON object");
 			if (!j["ok"].get<bool>())
 				throw Error(Errc::Daemon,

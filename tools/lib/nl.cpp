@@ -181,8 +181,12 @@ Socket::Socket() : sk_(nl_socket_alloc())
 	int err = genl_connect(sk_.get());
 	if (err < 0)
 		throw nl_failure("cannot open a generic netlink socket", err);
-	// Dump messages can exceed any fixed buffer: size each read first.
-	nl_socket_enable_msg_peek(sk_.get());
+	// One read per message batch: the kernel sizes dump batches to the
+	// reader's buffer but never past 32 KiB (netlink_recvmsg caps its
+	// max_recvmsg_len there), so a 64 KiB buffer holds any of them and
+	// peeking first (libnl's default, a second syscall per read) buys nothing.
+	nl_socket_disable_msg_peek(sk_.get());
+	nl_socket_set_msg_buf_size(sk_.get(), 64 << 10);
 	// Ask for the kernel's reason with every error, without the request echoed.
 	int one = 1;
 	setsockopt(fd(), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
@@ -328,6 +332,45 @@ Reply Socket::transact(MsgPtr msg, const Handler &on_reply)
 		}
 	}
 	return st.reply;
+}
+
+Reply Socket::dump(MsgPtr msg, const RawHandler &on_msg)
+{
+	int err = nl_send_auto(sk_.get(), msg.get());
+	if (err < 0)
+		throw nl_failure("sending a request", err);
+	const std::uint32_t seq = nlmsg_hdr(msg.get())->nlmsg_seq;
+	Reply reply;
+	for (;;) {
+		unsigned char *raw = nullptr;
+		sockaddr_nl from{};
+		int n = nl_recv(sk_.get(), &from, &raw, nullptr);
+		std::unique_ptr<unsigned char, decltype(&free)> buf(raw, &free);
+		if (n == -NLE_INTR || n == 0)
+			continue;
+		if (n < 0)
+			throw nl_failure("receiving a reply", n);
+		const auto *h = reinterpret_cast<const nlmsghdr *>(buf.get());
+		int left = n;
+		for (; nlmsg_ok(h, left); h = nlmsg_next(const_cast<nlmsghdr *>(h), &left)) {
+			if (h->nlmsg_seq != seq || h->nlmsg_type == NLMSG_NOOP ||
+			    h->nlmsg_type == NLMSG_OVERRUN)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+				// DONE carries the dump's error if it failed midway;
+				// ERROR is the failure (or the ack, error 0).
+				int e = 0;
+				if (nlmsg_datalen(h) >= static_cast<int>(sizeof(int)))
+					std::memcpy(&e, nlmsg_data(h), sizeof(e));
+				if (e < 0) {
+					reply.err = e;
+					reply.extack = extack_message(h);
+				}
+				return reply;
+			}
+			on_msg(h);
+		}
+	}
 }
 
 bool Socket::receive(const Handler &on_msg)

@@ -85,6 +85,12 @@ public:
 	// end of the dump or an error.  Exceptions thrown by @on_reply propagate.
 	Reply transact(MsgPtr msg, const Handler &on_reply);
 
+	// transact() for a dump whose replies are many small messages: each is
+	// handed over where it lies in the receive buffer, without the copy
+	// into an nl_msg of its own that libnl's callbacks make.
+	using RawHandler = std::function<void(const nlmsghdr *)>;
+	Reply dump(MsgPtr msg, const RawHandler &on_msg);
+
 	// Receive what is queued (notifications), calling @on_msg for each; blocks
 	// if nothing is.  Returns false when the socket buffer overran.
 	bool receive(const Handler &on_msg);

@@ -59,17 +59,6 @@ bool stats_attr_is_u32(int type)
 	       type == PPKIT_A_STATS_LENT_PAGES;
 }
 
-const std::array<nla_policy, PPKIT_A_STATS_MAX + 1> &stats_policy()
-{
-	static const auto p = [] {
-		std::array<nla_policy, PPKIT_A_STATS_MAX + 1> a{};
-		for (int t = PPKIT_A_STATS_POOL_ID; t <= PPKIT_A_STATS_MAX; t++)
-			a[t] = stats_attr_is_u32(t) ? u32p : u64p;
-		return a;
-	}();
-	return p;
-}
-
 template <std::size_t N>
 void parse(nl_msg *msg, std::array<nlattr *, N> &tb, const std::array<nla_policy, N> &policy,
 	   const char *what)
@@ -160,21 +149,45 @@ Pool ppkit_parse_pool(nl_msg *msg)
 
 Stats ppkit_parse_stats(nl_msg *msg)
 {
-	std::array<nlattr *, PPKIT_A_STATS_MAX + 1> tb{};
-	parse(msg, tb, stats_policy(), "stats");
-	if (!tb[PPKIT_A_STATS_POOL_ID])
-		throw Error(Errc::Protocol, "stats message from the kernel without a pool id");
+	return ppkit_parse_stats(nlmsg_hdr(msg));
+}
 
+// One pass over the attributes: this runs for every pool at every sample
+// of ppctld, where a policy parse into a table and a second walk showed.
+// The checks are the policy's: a counter of the wrong size is an error.
+Stats ppkit_parse_stats(const nlmsghdr *nlh)
+{
+	auto *nh = const_cast<nlmsghdr *>(nlh);
+	if (!genlmsg_valid_hdr(nh, 0))
+		throw Error(Errc::Protocol, "malformed stats message from the kernel: short header");
+	auto *gh = static_cast<genlmsghdr *>(nlmsg_data(nh));
 	Stats s;
 	s.source = Source::Ppkit;
-	s.pool_id = nla_get_u32(tb[PPKIT_A_STATS_POOL_ID]);
-	s.ifindex = opt_u32(tb[PPKIT_A_STATS_IFINDEX]);
-	for (int t = PPKIT_A_STATS_FIRST_COUNTER; t <= PPKIT_A_STATS_MAX; t++) {
-		if (!tb[t])
+	bool have_id = false;
+	nlattr *a;
+	int rem;
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		int t = nla_type(a);
+		if (t < PPKIT_A_STATS_POOL_ID || t > PPKIT_A_STATS_MAX)
 			continue;
-		auto c = static_cast<Counter>(t - PPKIT_A_STATS_FIRST_COUNTER);
-		s.set(c, stats_attr_is_u32(t) ? nla_get_u32(tb[t]) : nla_get_u64(tb[t]));
+		bool u32 = stats_attr_is_u32(t);
+		if (nla_len(a) != (u32 ? 4 : 8))
+			throw Error(Errc::Protocol,
+				    fmt::format("malformed stats message from the kernel: "
+						"attribute {} is {} bytes",
+						t, nla_len(a)));
+		std::uint64_t v = u32 ? nla_get_u32(a) : nla_get_u64(a);
+		if (t == PPKIT_A_STATS_POOL_ID) {
+			s.pool_id = static_cast<std::uint32_t>(v);
+			have_id = true;
+		} else if (t == PPKIT_A_STATS_IFINDEX) {
+			s.ifindex = static_cast<std::uint32_t>(v);
+		} else if (t >= PPKIT_A_STATS_FIRST_COUNTER) {
+			s.set(static_cast<Counter>(t - PPKIT_A_STATS_FIRST_COUNTER), v);
+		}
 	}
+	if (!have_id)
+		throw Error(Errc::Protocol, "stats message from the kernel without a pool id");
 	return s;
 }
 

@@ -25,6 +25,8 @@ nl::MsgPtr ppkit_pool_set(int family, std::uint32_t id, const PoolSettings &s);
 Pool ppkit_parse_pool(nl_msg *msg);
 // A stats-get reply; Error(Protocol) if malformed.
 Stats ppkit_parse_stats(nl_msg *msg);
+// The same, on a message where it lies in a receive buffer (nl::Socket::dump).
+Stats ppkit_parse_stats(const nlmsghdr *nlh);
 // The kind of a notification command, or nothing for any other command.
 std::optional<Event::Kind> ppkit_event_kind(std::uint8_t cmd);
 

@@ -328,9 +328,11 @@ void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &
 			if (!line.empty() && line.back() == '\r')
 				line.remove_suffix(1);
 			c.out += handle_request(line, store, info).dump() + "\n";
+			if (line.size() >= ppkit::kDaemonMaxRequest)
+				c.closing = true;	// oversized: answered, and hung up
 			c.in.erase(0, nl + 1);
 		}
-		if (c.in.size() >= ppkit::kDaemonMaxRequest) {
+		if (!c.closing && c.in.size() >= ppkit::kDaemonMaxRequest) {
 			// No newline in sight: answer once, and hang up.
 			c.out += handle_request(c.in, store, info).dump() + "\n";
 			c.in.clear();

@@ -138,7 +138,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		c.socket.clear();
 	if (c.foreground)
 		c.log_stderr = true;
-	c.config_file = cfg->as<std::string>();
+	c.config_file = cfg->count() ? cfg->as<std::string>() : std::string();
 	if (c.history_s < c.interval_s) {
 		err << "ppctld: --history (" << history << ") is shorter than --interval (" << interval
 		    << ")\n";

@@ -12,6 +12,7 @@
 #include <string>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -452,6 +453,10 @@ int run_daemon(int argc, const char *const *argv, Config cfg)
 
 int main(int argc, const char *const *argv)
 {
+	// A sample of 1,000 pools builds vectors of a few hundred KiB each
+	// second: keep them on the heap, not in fresh zeroed mmap()s.
+	mallopt(M_MMAP_THRESHOLD, 16 << 20);
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	Parsed p = parse(argc, argv, std::cout, std::cerr);
 	if (!p.config)
 		return p.exit;

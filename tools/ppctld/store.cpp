@@ -76,6 +76,7 @@ void Store::add(const ppkit::Pool &p)
 	if (it != live_.end()) {
 		if (it->second.pool.created_ns == p.created_ns) {
 			it->second.pool = p;
+			it->second.row.pool = p;
 			if (it->second.last)
 				it->second.last->pool = p;
 			return;
@@ -199,17 +200,20 @@ std::vector<AlertEvent> Store::on_stats(
 					       ? fmt::format("allocation hit rate {:.1f}% below {:.1f}% for {:.0f}s",
 							     *row.hit * 100, alerts_.hit_below * 100,
 							     t - st.hit_rule.since().value_or(t))
-					       : row.hit ? fmt::format("allocation hit rate back at {:.1f}%",
+					       : alerts_.hit_below > 0 && row.hit
+							 ? fmt::format("allocation hit rate back at {:.1f}%",
 								       *row.hit * 100)
-							 : std::string("rule disabled")});
+							 : std::string("rule turned off")});
 		Transition l = st.leak_rule.update(t, inflight, alerts_);
 		if (l != Transition::None)
 			out.push_back({"leak-suspect", l, st.pool,
 				       l == Transition::Raised
 					       ? fmt::format("{} pages in flight, rising for {:.0f}s or more",
 							     inflight.value_or(0), alerts_.leak_for_s)
-					       : fmt::format("{} pages in flight, falling again",
-							     inflight.value_or(0))});
+					       : alerts_.leak_for_s <= 0
+							 ? std::string("rule turned off")
+							 : fmt::format("{} pages in flight, falling again",
+								       inflight.value_or(0))});
 		row.low_hit = st.hit_rule.active();
 		row.leak = st.leak_rule.active();
 		row.pool = st.pool;

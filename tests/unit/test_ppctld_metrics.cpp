@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+// ppctld's Prometheus view of a store snapshot, and the node_exporter
+// textfile it writes.
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "metrics.h"
+#include "store.h"
+#include "text.h"
+
+using namespace ppctld;
+using namespace std::chrono_literals;
+using ppkit::Counter;
+using ppkit::Source;
+
+namespace {
+
+// One sample line of the text format: name{labels} value.
+struct Line {
+	std::string name;
+	std::map<std::string, std::string> labels;
+	double value = 0;
+};
+
+std::vector<Line> samples(const std::string &text)
+{
+	std::vector<Line> v;
+	for (const std::string &l : text::lines(text)) {
+		if (l.empty() || l[0] == '#')
+			continue;
+		Line s;
+		std::size_t i = l.find_first_of("{ ");
+		REQUIRE(i != std::string::npos);
+		s.name = l.substr(0, i);
+		if (l[i] == '{') {
+			i++;
+			while (l[i] != '}') {
+				std::size_t eq = l.find('=', i);
+				REQUIRE(eq != std::string::npos);
+				REQUIRE(l[eq + 1] == '"');
+				std::string key = l.substr(i, eq - i);
+				std::string val;
+				std::size_t j = eq + 2;
+				for (; l[j] != '"'; j++) {
+					if (l[j] == '\\')
+						j++;
+					val += l[j];
+				}
+				s.labels[key] = val;
+				i = j + 1;
+				if (l[i] == ',')
+					i++;
+			}
+			i++;
+		}
+		REQUIRE(l[i] == ' ');
+		s.value = std::stod(l.substr(i + 1));
+		v.push_back(std::move(s));
+	}
+	return v;
+}
+
+std::vector<Line> named(const std::vector<Line> &all, const std::string &name)
+{
+	std::vector<Line> v;
+	for (const Line &l : all)
+		if (l.name == name)
+			v.push_back(l);
+	return v;
+}
+
+const Line *of_pool(const std::vector<Line> &all, const std::string &name, std::uint32_t id,
+		    const std::string &rule = {})
+{
+	for (const Line &l : all)
+		if (l.name == name && l.labels.count("pool") && l.labels.at("pool") == std::to_string(id) &&
+		    (rule.empty() || l.labels.at("rule") == rule))
+			return &l;
+	return nullptr;
+}
+
+ppkit::Pool pool(std::uint32_t id, Source src, std::string owner, std::optional<std::uint32_t> ifindex,
+		 std::string ifname, std::optional<std::uint32_t> queue)
+{
+	ppkit::Pool p;
+	p.id = id;
+	p.source = src;
+	p.owner = std::move(owner);
+	p.ifindex = ifindex;
+	p.ifname = std::move(ifname);
+	p.queue = queue;
+	p.created_ns = 1000 + id;
+	return p;
+}
+
+ppkit::Stats stats(std::uint32_t id, std::uint64_t scale, std::uint64_t inflight)
+{
+	ppkit::Stats s;
+	s.pool_id = id;
+	// Every counter a different value: 1000 * scale + its index.
+	for (std::size_t i = 0; i < ppkit::kCounterCount; i++)
+		s.set(static_cast<Counter>(i), 1000 * scale + i);
+	s.set(Counter::Inflight, inflight);
+	return s;
+}
+
+ppkit::Stats grow(ppkit::Stats s, std::uint64_t by)
+{
+	for (std::size_t i = 0; i < ppkit::index(ppkit::kFirstGauge); i++)
+		s.values[i] += by;
+	return s;
+}
+
+// A store with two pools, ppkit pool 3 (on eth0, queue 1) and pool 7 (no
+// device), sampled once or twice.
+struct TwoPools {
+	explicit TwoPools(int rounds)
+	{
+		Config c;
+		c.alerts.hit_below = 0.99;	// pool 7 stays below that
+		c.alerts.hit_for_s = 0;
+		store = std::make_unique<Store>(c, epoch, 1'700'000'000'000'000'000ULL);
+		store->on_backend_up(Source::Ppkit);
+		store->on_pools(Source::Ppkit,
+				{pool(3, Source::Ppkit, "mvneta", 2, "eth0", 1),
+				 pool(7, Source::Ppkit, "pp_poolgen", std::nullopt, "", std::nullopt)});
+		a3 = stats(3, 1, 40);
+		a7 = stats(7, 2, 7);
+		store->on_stats(Source::Ppkit, {a3, a7}, epoch + 1s, 1);
+		store->count_round(0.01, false);
+		if (rounds > 1) {
+			a3 = grow(a3, 100);
+			ppkit::Stats b7 = a7;
+			// Pool 7: 10 pages served, none from recycled stock.
+			b7.values[ppkit::index(Counter::PagesFromAlloc)] += 10;
+			a7 = b7;
+			store->on_stats(Source::Ppkit, {a3, a7}, epoch + 2s, 2);
+			store->count_round(0.02, false);
+		}
+		store->publish();
+		snap = store->snapshot();
+	}
+
+	std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
+	std::unique_ptr<Store> store;
+	std::shared_ptr<const Snapshot> snap;
+	ppkit::Stats a3, a7;
+};
+
+class TempDir {
+public:
+	TempDir()
+	{
+		std::string t = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+		t += "/ppctld-metrics-XXXXXX";
+		std::vector<char> buf(t.begin(), t.end());
+		buf.push_back('\0');
+		REQUIRE(mkdtemp(buf.data()));
+		path_ = buf.data();
+	}
+	~TempDir()
+	{
+		for (const std::string &f : entries())
+			unlink((path_ + "/" + f).c_str());
+		rmdir(path_.c_str());
+	}
+	TempDir(const TempDir &) = delete;
+	TempDir &operator=(const TempDir &) = delete;
+
+	const std::string &path() const { return path_; }
+	std::vector<std::string> entries() const
+	{
+		std::vector<std::string> v;
+		if (DIR *d = opendir(path_.c_str())) {
+			while (dirent *e = readdir(d))
+				if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+					v.push_back(e->d_name);
+			closedir(d);
+		}
+		return v;
+	}
+
+private:
+	std::string path_;
+};
+
+std::string slurp(const std::string &path)
+{
+	std::ifstream f(path);
+	std::stringstream ss;
+	ss << f.rdbuf();
+	return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("metrics: every counter of every pool, with the pool's labels", "[ppctld][metrics]")
+{
+	TwoPools t(2);
+	std::string text = exposition(*t.snap);
+	auto all = samples(text);
+
+	auto fast = named(all, "ppkit_pool_alloc_fast_total");
+	REQUIRE(fast.size() == 2);
+	CHECK_THAT(text, Catch::Contains("ppkit_pool_alloc_fast_total{"));
+	CHECK_THAT(text, Catch::Contains("# TYPE ppkit_pool_alloc_fast_total counter"));
+
+	const Line *p3 = of_pool(all, "ppkit_pool_alloc_fast_total", 3);
+	REQUIRE(p3);
+	CHECK(p3->labels == std::map<std::string, std::string>{{"pool", "3"},
+							       {"source", "ppkit"},
+							       {"owner", "mvneta"},
+							       {"ifindex", "2"},
+							       {"device", "eth0"},
+							       {"queue", "1"}});
+	CHECK(p3->value == static_cast<double>(t.a3.get(Counter::AllocFast)));
+	const Line *p7 = of_pool(all, "ppkit_pool_alloc_fast_total", 7);
+	REQUIRE(p7);
+	CHECK(p7->labels.at("owner") == "pp_poolgen");
+	CHECK(p7->labels.at("ifindex").empty());
+	CHECK(p7->labels.at("device").empty());
+	CHECK(p7->labels.at("queue").empty());
+	CHECK(p7->value == static_cast<double>(t.a7.get(Counter::AllocFast)));
+
+	// Every counter, under its name, with the value the pool reported.
+	for (std::size_t i = 0; i < ppkit::index(ppkit::kFirstGauge); i++) {
+		auto c = static_cast<Counter>(i);
+		std::string name = "ppkit_pool_" + std::string(ppkit::name(c)) + "_total";
+		INFO(name);
+		const Line *l3 = of_pool(all, name, 3);
+		REQUIRE(l3);
+		CHECK(l3->value == static_cast<double>(t.a3.get(c)));
+		const Line *l7 = of_pool(all, name, 7);
+		REQUIRE(l7);
+		CHECK(l7->value == static_cast<double>(t.a7.get(c)));
+	}
+	// The gauges.
+	const Line *in3 = of_pool(all, "ppkit_pool_inflight_pages", 3);
+	REQUIRE(in3);
+	CHECK(in3->value == 40);
+	CHECK(of_pool(all, "ppkit_pool_inflight_pages", 7)->value == 7);
+	CHECK_THAT(text, Catch::Contains("# TYPE ppkit_pool_inflight_pages gauge"));
+	const Line *mem = of_pool(all, "ppkit_pool_inflight_bytes", 3);
+	REQUIRE(mem);
+	CHECK(mem->value == static_cast<double>(t.a3.get(Counter::InflightMem)));
+	CHECK(of_pool(all, "ppkit_pool_cache_pages", 3));
+	CHECK(of_pool(all, "ppkit_pool_ring_pages", 3));
+	CHECK(of_pool(all, "ppkit_pool_lent_pages", 3));
+	CHECK(named(all, "ppkit_pool_inflight").empty());
+	CHECK(named(all, "ppkit_pool_inflight_mem").empty());
+	CHECK(named(all, "ppkit_pool_inflight_total").empty());
+}
+
+TEST_CASE("metrics: a counter a backend does not report is left out", "[ppctld][metrics]")
+{
+	Config c;
+	Store store(c, std::chrono::steady_clock::now(), 1);
+	ppkit::Pool p = pool(1, Source::Netdev, "mlx5_core", 4, "eth2", 0);
+	store.on_pools(Source::Netdev, {p});
+	ppkit::Stats s;
+	s.pool_id = 1;
+	s.set(Counter::AllocFast, 12345);
+	s.set(Counter::RecycleRing, 678);
+	store.on_stats(Source::Netdev, {s}, std::chrono::steady_clock::now(), 1);
+	store.publish();
+	auto all = samples(exposition(*store.snapshot()));
+	const Line *l = of_pool(all, "ppkit_pool_alloc_fast_total", 1);
+	REQUIRE(l);
+	CHECK(l->value == 12345);
+	CHECK(l->labels.at("source") == "netdev");
+	CHECK(of_pool(all, "ppkit_pool_recycle_ring_total", 1)->value == 678);
+	CHECK_FALSE(of_pool(all, "ppkit_pool_pages_from_cache_total", 1));
+	CHECK_FALSE(of_pool(all, "ppkit_pool_inflight_pages", 1));
+}
+
+TEST_CASE("metrics: rates once there are two samples", "[ppctld][metrics]")
+{
+	SECTION("one sample: no rates")
+	{
+		TwoPools t(1);
+		auto all = samples(exposition(*t.snap));
+		CHECK(named(all, "ppkit_pool_alloc_hit_ratio").empty());
+		CHECK(named(all, "ppkit_pool_recycle_ratio").empty());
+		CHECK(named(all, "ppkit_pool_served_pages_per_second").empty());
+		CHECK(named(all, "ppkit_pool_alloc_fast_total").size() == 2);
+	}
+	SECTION("two samples")
+	{
+		TwoPools t(2);
+		auto all = samples(exposition(*t.snap));
+		REQUIRE(named(all, "ppkit_pool_alloc_hit_ratio").size() == 2);
+		// Pool 3: 300 of 400 pages from recycled stock.
+		const Line *h3 = of_pool(all, "ppkit_pool_alloc_hit_ratio", 3);
+		REQUIRE(h3);
+		CHECK(h3->value == Approx(0.75));
+		CHECK(h3->labels.at("device") == "eth0");
+		CHECK(of_pool(all, "ppkit_pool_alloc_hit_ratio", 7)->value == 0);
+		// 400 pages in 1 s.
+		CHECK(of_pool(all, "ppkit_pool_served_pages_per_second", 3)->value == Approx(400));
+		CHECK(of_pool(all, "ppkit_pool_served_pages_per_second", 7)->value == Approx(10));
+		CHECK(of_pool(all, "ppkit_pool_recycle_ratio", 3));
+		// Pool 7 served pages, none left the driver: no recycle rate.
+		CHECK_FALSE(of_pool(all, "ppkit_pool_recycle_ratio", 7));
+	}
+}
+
+TEST_CASE("metrics: alert states, per pool and rule", "[ppctld][metrics]")
+{
+	TwoPools t(2);
+	auto all = samples(exposition(*t.snap));
+	auto alerts = named(all, "ppkit_pool_alert");
+	CHECK(alerts.size() == 4);
+	for (const Line &l : alerts) {
+		CHECK(l.labels.count("rule"));
+		CHECK(l.labels.count("device"));
+	}
+	const Line *low7 = of_pool(all, "ppkit_pool_alert", 7, "low-hit-rate");
+	REQUIRE(low7);
+	CHECK(low7->value == 1);
+	const Line *low3 = of_pool(all, "ppkit_pool_alert", 3, "low-hit-rate");
+	REQUIRE(low3);
+	CHECK(low3->value == 1);	// 75% < 99%
+	const Line *leak7 = of_pool(all, "ppkit_pool_alert", 7, "leak-suspect");
+	REQUIRE(leak7);
+	CHECK(leak7->value == 0);
+	CHECK(of_pool(all, "ppkit_pool_alert", 3, "leak-suspect")->value == 0);
+	auto raised = named(all, "ppctld_alerts_raised_total");
+	REQUIRE(raised.size() == 1);
+	CHECK(raised[0].value == 2);
+}
+
+TEST_CASE("metrics: the daemon's own", "[ppctld][metrics]")
+{
+	TwoPools t(2);
+	std::string text = exposition(*t.snap);
+	auto all = samples(text);
+	auto n = named(all, "ppctld_samples_total");
+	REQUIRE(n.size() == 1);
+	CHECK(n[0].value == 2);
+	CHECK(n[0].labels.empty());
+	CHECK_THAT(text, Catch::Contains("# TYPE ppctld_samples_total counter"));
+	CHECK(named(all, "ppctld_sample_errors_total").at(0).value == 0);
+	CHECK(named(all, "ppctld_sample_duration_seconds").at(0).value == Approx(0.02));
+	CHECK(named(all, "ppctld_history_bytes").at(0).value ==
+	      static_cast<double>(t.snap->history_bytes));
+	auto up = named(all, "ppctld_backend_up");
+	REQUIRE(up.size() == 1);
+	CHECK(up[0].labels.at("source") == "ppkit");
+	CHECK(up[0].value == 1);
+	auto pools = named(all, "ppctld_pools");
+	REQUIRE(pools.size() == 1);
+	CHECK(pools[0].value == 2);
+
+	// The collector shows the published snapshot.
+	SnapshotCollector collector(*t.store);
+	auto families = collector.Collect();
+	CHECK(families.size() == metric_families(*t.snap).size());
+}
+
+TEST_CASE("metrics: an empty snapshot", "[ppctld][metrics]")
+{
+	Config c;
+	Store store(c, std::chrono::steady_clock::now(), 1);
+	auto all = samples(exposition(*store.snapshot()));
+	CHECK(named(all, "ppkit_pool_alloc_fast_total").empty());
+	REQUIRE(named(all, "ppctld_samples_total").size() == 1);
+	CHECK(named(all, "ppctld_samples_total")[0].value == 0);
+}
+
+TEST_CASE("metrics: the node_exporter textfile", "[ppctld][metrics]")
+{
+	TwoPools t(2);
+	TempDir dir;
+	std::string path = dir.path() + "/ppkit.prom";
+
+	write_textfile(path, *t.snap);
+	CHECK(slurp(path) == exposition(*t.snap));
+	CHECK(dir.entries() == std::vector<std::string>{"ppkit.prom"});
+
+	// Replaced, not appended to, and still no temporary file.
+	TwoPools u(1);
+	write_textfile(path, *u.snap);
+	CHECK(slurp(path) == exposition(*u.snap));
+	CHECK(dir.entries() == std::vector<std::string>{"ppkit.prom"});
+
+	// A directory that is not there.
+	std::string missing = dir.path() + "/no/such/dir/ppkit.prom";
+	CHECK_THROWS_AS(write_textfile(missing, *t.snap), std::system_error);
+	try {
+		write_textfile(missing, *t.snap);
+	} catch (const std::system_error &e) {
+		CHECK(e.code().value() == ENOENT);
+	}
+	CHECK(dir.entries() == std::vector<std::string>{"ppkit.prom"});
+}
