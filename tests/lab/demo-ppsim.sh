@@ -1,13 +1,17 @@
 #!/bin/bash
 # Guest side of `make run`'s last step: ppsim carrying traffic, seen live
 # through ppctl: a generator at line rate on one port, TCP across a pair,
-# then XDP_DROP, each with per-second pool rates.
+# then XDP_DROP, each with per-second pool rates; ppctld samples all along,
+# and ends the demo with ppctl top, ppctl history and its /metrics.
 set -eu
 cd "$(dirname "$0")/../.."
 P=build/bin/ppctl
 say() { echo; echo "\$ $*"; "$@"; }
 insmod kmod/pool/pp_backport.ko
 insmod kmod/sim/ppsim.ko devs=0
+ip link set lo up
+build/bin/ppctld --foreground > build/lab/demo-ppctld.log 2>&1 &
+ppctld=$!
 dev=$($P sim add)
 $P sim add --pair > build/lab/demo-pair.txt
 read -r a b <<< "$(tr '\n' ' ' < build/lab/demo-pair.txt)"
@@ -32,6 +36,13 @@ say $P stats --dev "$dev" --interval 1 --count 2
 say $P stats --dev "$dev"
 echo; echo "\$ ethtool -S $dev | grep -v ': 0\$'"
 ethtool -S "$dev" | grep -v ': 0$'
+echo; echo "== ppctld sampled all along: ppctl top, ppctl history, its /metrics"
+say $P top -n 1
+id=$($P --json list | python3 -c 'import json, sys; print([p["id"] for p in json.load(sys.stdin)["pools"] if p["ifname"] == sys.argv[1]][0])' "$dev")
+say $P history "$id" --since 6s
+echo; echo "\$ curl -s 127.0.0.1:9105/metrics | grep -E '^ppkit_pool_(alloc_hit_ratio|recycle_ratio|inflight_pages)\\{pool=\"$id\"'"
+curl -s 127.0.0.1:9105/metrics | grep -E "^ppkit_pool_(alloc_hit_ratio|recycle_ratio|inflight_pages)\\{pool=\"$id\""
+kill "$ppctld"; wait "$ppctld" || true
 $P sim gen stop "$dev" >/dev/null
 $P xdp detach "$dev" >/dev/null
 pkill iperf3 || true

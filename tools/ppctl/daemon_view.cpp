@@ -157,7 +157,7 @@ std::string top_screen(const std::vector<TopRow> &rows, const TopHeader &h,
 		{"RECYCLE", true, 0, 7},
 		{"RELEASE/s", true, 3, 9},
 		{"INFLIGHT", true, 1, 8},
-		{"ALERTS", false, 1, 6},
+		{"ALERTS", false, 0, 6},
 	});
 	std::size_t max = height > 3 ? static_cast<std::size_t>(height - 3) : rows.size();
 	for (std::size_t i = 0; i < rows.size() && i < max; i++) {

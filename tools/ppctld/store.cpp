@@ -153,9 +153,11 @@ std::vector<AlertEvent> Store::on_stats(
 	const double t = std::chrono::duration<double>(taken - epoch_).count();
 	const std::uint32_t tds = t_ds(taken);
 
+	// Dumps come in id order, like the map: try the entry after the last one first.
+	auto hint = live_.end();
 	for (ppkit::Stats &s : stats) {
 		Key k{source, s.pool_id};
-		auto it = live_.find(k);
+		auto it = hint != live_.end() && hint->first == k ? hint : live_.find(k);
 		if (it == live_.end()) {
 			std::optional<ppkit::Pool> p = lookup ? lookup(s.pool_id) : std::nullopt;
 			if (!p)
@@ -216,10 +218,10 @@ std::vector<AlertEvent> Store::on_stats(
 								       inflight.value_or(0))});
 		row.low_hit = st.hit_rule.active();
 		row.leak = st.leak_rule.active();
-		row.pool = st.pool;
 		row.stats = cur.stats;
 		row.realtime_ns = realtime_ns;
 		st.last = std::move(cur);
+		hint = std::next(it);
 	}
 	for (AlertEvent &e : out) {
 		e.detail = pool_name(e.pool) + ": " + e.detail;

@@ -1,0 +1,407 @@
+#!/bin/bash
+# Guest side: ppctld end to end, against pp_backport, ppsim and pp_poolgen.
+#
+#   make modules tools                               (on the host)
+#   scripts/lab/run --smp 2 --mem 1536 -- tests/lab/ppctld.sh
+#
+# Checks, each "ok: ..." or "FAIL: ...":
+#   - started as a daemon (fork, pid file, syslog) before pp_backport is
+#     there: it waits, says why, and picks the pools up once it is loaded;
+#   - /metrics agrees with `ppctl stats --json`: exactly once traffic has
+#     stopped, within one sample while it runs;
+#   - ppctl history and ppctl top through the API; the textfile;
+#   - both alert rules raise and clear, in syslog and in the metrics;
+#   - SIGHUP applies a good file and keeps the old settings for a bad one;
+#   - pp_backport unloaded and reloaded under the daemon;
+#   - garbage on the HTTP port and the API socket, and an API client that
+#     never reads: the daemon keeps sampling and answering;
+#   - two minutes of traffic with scrapes and a 30 s wrk load on /metrics
+#     (0 errors): RSS stays flat;
+#   - SIGTERM: clean exit, socket and pid file removed;
+#   - 1,000 pools at 1 Hz: ppctld's CPU over 60 s, after a 60 s baseline
+#     without it in the same boot; must stay under 2% of one core.
+# Figures are printed as "# ..." lines.  Ends with "ppctld: N passed, N
+# failed"; exits non-zero if any check failed.
+set -u
+cd "$(dirname "$0")/../.."
+PPCTL=$PWD/build/bin/ppctl
+PPCTLD=$PWD/build/bin/ppctld
+SOCK=/run/ppctld.sock
+PORT=9105
+URL=http://127.0.0.1:$PORT/metrics
+T=$(mktemp -d)
+pass=0 failn=0
+
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; failn=$((failn + 1)); }
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+# wait_for SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.25
+	done
+}
+# api JSON: ppctld's reply to one request.
+api() {
+	python3 - "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect("/run/ppctld.sock")
+s.sendall(sys.argv[1].encode() + b"\n")
+buf = b""
+while not buf.endswith(b"\n"):
+	d = s.recv(65536)
+	if not d:
+		break
+	buf += d
+print(buf.decode().strip())
+PY
+}
+# jq-less JSON field: jget JSON PYTHON-EXPR (on d)
+jget() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
+status() { api '{"cmd":"status"}'; }
+metrics() { curl -sf --max-time 10 "$URL"; }
+# metric NAME LABEL-SUBSTRING: the value of the first matching line, "" if none.
+alive() { kill -0 "$D" 2>/dev/null; }
+syslog_has() { grep -q -- "$1" "$T/syslog"; }
+
+ip link set lo up
+busybox syslogd -n -O "$T/syslog" &
+SYSLOGD=$!
+sleep 0.5
+
+cat > "$T/ppctld.conf" <<EOF
+# ppctld test configuration: short alert windows
+interval = "1s"
+alert-hit-below = 50
+alert-hit-for = "2s"
+alert-leak-for = "5s"
+alert-leak-min-pages = 150
+EOF
+
+echo "== start without pp_backport"
+$PPCTLD --config "$T/ppctld.conf" --pidfile "$T/pid" --textfile "$T/ppctld.prom"
+check "ppctld daemonizes (exit 0)" test $? = 0
+D=$(cat "$T/pid" 2>/dev/null)
+check "and writes its pid file" test -n "$D"
+check "the API answers" wait_for 5 sh -c "[ -S $SOCK ]"
+check "the socket is root-only (0600)" test "$(stat -c %a $SOCK)" = 600
+st=$(status)
+check "status: ppkit not up, and says why" \
+	test "$(jget "$st" 'd["backends"][0]["up"] is False and "pp_backport" in d["backends"][0]["error"]')" = True
+check "metrics: ppctld_backend_up 0" test "$(metrics | awk '/^ppctld_backend_up/ { print $NF }')" = 0
+check "syslog says it is waiting" wait_for 3 syslog_has "not sampling: pp_backport is not loaded"
+
+echo "== pools appear"
+insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000
+insmod kmod/sim/ppsim.ko devs=0
+dev=$($PPCTL sim add --ring-size 128)
+$PPCTL sim set "$dev" --pool ppkit --rx zerocopy > /dev/null
+ip link set "$dev" up
+ip addr add 10.80.0.1/24 dev "$dev"
+python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
+while True: s.recv(65536)' &
+sink=$!
+npools() { $PPCTL --json list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pools"]))'; }
+want=$(npools)
+daemon_pools() { [ "$(jget "$(status)" 'd["pools"]')" = "$want" ]; }
+check "ppctld follows the $want new pool(s) within 3 s" wait_for 3 daemon_pools
+check "syslog says it samples again" syslog_has "ppkit pools: sampling"
+ID=$($PPCTL --json list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["pools"] if p["owner"] == "ppsim"][0])')
+
+echo "== metrics agree with ppctl stats"
+# compare FILE-metrics FILE-ppctl-json MODE: every counter of every pool;
+# MODE exact, or within one sample (ppctl read later: never less, and not
+# more than 3 s of traffic at the generator's rate above).
+cat > "$T/compare.py" <<'PY'
+import json, re, sys
+metrics, stats, mode = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3]
+rate = float(sys.argv[4]) if len(sys.argv) > 4 else 0
+vals = {}
+for line in metrics.splitlines():
+	m = re.match(r'ppkit_pool_(\w+)_total\{([^}]*)\} (\S+)$', line)
+	if not m:
+		continue
+	labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+	vals[(int(labels["pool"]), m.group(1))] = float(m.group(3))
+n = 0
+for p in stats["pools"]:
+	for name, v in p["counters"].items():
+		if v is None:
+			continue
+		k = (p["id"], name)
+		assert k in vals, f"pool {p['id']} {name} missing from /metrics"
+		mv = vals[k]
+		if mode == "exact":
+			assert mv == v, f"pool {p['id']} {name}: metrics {mv} ppctl {v}"
+		else:
+			slack = (3 * rate + 64) * (4096 if name.endswith("_bytes") else 1)
+			assert mv <= v <= mv + slack, f"pool {p['id']} {name}: metrics {mv} ppctl {v}"
+		n += 1
+assert n >= 20, n
+print(f"# {n} counters compared ({mode})")
+PY
+$PPCTL sim gen start "$dev" --count 20000 --size 128 --dst-port 7777 --rate 0 > /dev/null
+gen_done() { [ "$($PPCTL --json sim list | python3 -c 'import json,sys; print([d for d in json.load(sys.stdin)["devices"] if d["ifname"] == sys.argv[1]][0]["gen"]["running"])' "$dev")" = False ]; }
+wait_for 60 gen_done
+sleep 2.5	# two samples after the last frame
+metrics > "$T/m1"
+$PPCTL --json stats > "$T/s1"
+check "quiescent: every counter equal in /metrics and ppctl stats --json" \
+	python3 "$T/compare.py" "$T/m1" "$T/s1" exact
+$PPCTL sim gen start "$dev" --size 128 --dst-port 7777 --rate 2000 > /dev/null
+sleep 3
+metrics > "$T/m2"
+$PPCTL --json stats > "$T/s2"
+check "under traffic: ppctl stats within one sample of /metrics" \
+	python3 "$T/compare.py" "$T/m2" "$T/s2" within 2000
+check "the textfile has the same metrics" grep -q "^ppkit_pool_alloc_fast_total{" "$T/ppctld.prom"
+
+echo "== history and top"
+$PPCTL --json history "$ID" --since 10s > "$T/h.json"
+check "ppctl history --json: points, oldest first, rates in range" python3 - "$T/h.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pts = d["points"]
+assert 5 <= len(pts) <= 12, len(pts)
+t = [p["time_ns"] for p in pts]
+assert t == sorted(t), t
+assert any((p["alloc_per_s"] or 0) > 500 for p in pts), pts
+for p in pts:
+	for k in ("hit", "recycle"):
+		assert p[k] is None or 0 <= p[k] <= 1, p
+print(f"# history: {len(pts)} points, last {pts[-1]}")
+PY
+$PPCTL history "$ID" --since 5s > "$T/h.txt"
+check "ppctl history: a table" grep -q "SERVED/s" "$T/h.txt"
+sed 's/^/# /' "$T/h.txt" | head -8
+$PPCTL --json top -n 2 -i 0.5 > "$T/top.json"
+check "ppctl top --json -n 2: two frames from ppctld, sorted by allocation rate" python3 - "$T/top.json" <<'PY'
+import json, sys
+frames = [json.loads(l) for l in open(sys.argv[1])]
+assert len(frames) == 2, len(frames)
+for f in frames:
+	assert f["from"] == "ppctld", f["from"]
+	r = [p["alloc_per_s"] or 0 for p in f["pools"]]
+	assert r == sorted(r, reverse=True), r
+PY
+$PPCTL top -n 1 > "$T/top.txt"
+check "ppctl top: a screen" grep -q "^ppctl top - " "$T/top.txt"
+sed 's/^/# /' "$T/top.txt" | head -6
+$PPCTL sim gen stop "$dev" > /dev/null
+
+echo "== alerts"
+kill $sink; wait $sink 2>/dev/null
+python3 -c 'import socket,time; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)	# SO_RCVBUFFORCE: hold every page
+s.bind(("0.0.0.0", 7778)); time.sleep(3600)' &
+holder=$!
+sleep 0.5
+# New rings, a fresh pool: in-flight pages start at the ring's 256, and
+# the pool's lent FIFO (4 x ring) has room for the socket's pages.  (On a
+# pool that ran traffic, the FIFO is full and the oldest held pages are
+# orphaned instead: in-flight stays flat and pages_orphaned rises.)
+$PPCTL sim set "$dev" --ring-size 256 > /dev/null
+ID=$($PPCTL --json list | python3 -c 'import json,sys; print(max(p["id"] for p in json.load(sys.stdin)["pools"] if p["owner"] == "ppsim" and p["state"] == "live"))')
+sleep 1.5
+$PPCTL sim gen start "$dev" --size 128 --dst-port 7778 --rate 60 > /dev/null
+alert_is() { metrics | grep "^ppkit_pool_alert{" | grep "pool=\"$ID\"" | grep -q "rule=\"$1\"} $2"; }
+check "pages held by a socket: leak-suspect raised in the metrics" wait_for 20 alert_is leak-suspect 1
+check "low-hit-rate raised in the metrics" wait_for 20 alert_is low-hit-rate 1
+check "... and logged once each through syslog" \
+	test "$(grep -c 'alert leak-suspect raised' "$T/syslog")" = 1 -a "$(grep -c 'alert low-hit-rate raised' "$T/syslog")" = 1
+grep "alert" "$T/syslog" | sed 's/^/# /'
+check "ppctl top shows them" sh -c "$PPCTL top -n 1 | grep -q leak-suspect"
+$PPCTL sim gen stop "$dev" > /dev/null
+kill $holder; wait $holder 2>/dev/null
+python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
+while True: s.recv(65536)' &
+sink=$!
+sleep 0.5
+$PPCTL sim gen start "$dev" --size 128 --dst-port 7777 --rate 2000 > /dev/null
+check "the socket closed: leak-suspect cleared" wait_for 15 alert_is leak-suspect 0
+check "recycling again: low-hit-rate cleared" wait_for 15 alert_is low-hit-rate 0
+check "... both logged as cleared" \
+	sh -c "grep -q 'alert leak-suspect cleared' $T/syslog && grep -q 'alert low-hit-rate cleared' $T/syslog"
+$PPCTL sim gen stop "$dev" > /dev/null
+
+echo "== SIGHUP"
+sed -i 's/^interval = .*/interval = "500ms"/' "$T/ppctld.conf"
+kill -HUP "$D"
+interval_is() { [ "$(jget "$(status)" 'd["interval_s"]')" = "$1" ]; }
+check "a good file: the new interval applies" wait_for 3 interval_is 0.5
+check "... and it is logged" syslog_has "configuration reloaded"
+echo 'no-such-key = 1' >> "$T/ppctld.conf"
+kill -HUP "$D"
+sleep 1
+check "a bad file: the daemon stays" alive
+check "... with the old settings" interval_is 0.5
+check "... and says why in syslog" syslog_has "configuration not reloaded"
+sed -i '/^no-such-key/d; s/^interval = .*/interval = "1s"/' "$T/ppctld.conf"
+kill -HUP "$D"
+wait_for 3 interval_is 1.0
+
+echo "== pp_backport unloaded and reloaded under the daemon"
+kill $sink; wait $sink 2>/dev/null
+rmmod ppsim && rmmod pp_backport
+backend_down() { [ "$(jget "$(status)" 'd["backends"][0]["up"] is False and d["pools"] == 0')" = True ]; }
+check "the daemon notices within 3 s and keeps running" wait_for 3 backend_down
+check "... alive" alive
+insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000
+insmod kmod/sim/ppsim.ko devs=0
+dev=$($PPCTL sim add --ring-size 128)
+ip link set "$dev" up
+ip addr add 10.80.0.1/24 dev "$dev"
+python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
+while True: s.recv(65536)' &
+sink=$!
+want=$(npools)
+check "and picks the new pools up" wait_for 5 daemon_pools
+ID=$($PPCTL --json list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["pools"] if p["owner"] == "ppsim"][0])')
+$PPCTL sim gen start "$dev" --count 5000 --size 128 --dst-port 7777 --rate 0 > /dev/null
+sleep 3
+$PPCTL --json history "$ID" > "$T/h2.json"
+check "rates after the reload are never negative" python3 - "$T/h2.json" <<'PY'
+import json, sys
+pts = json.load(open(sys.argv[1]))["points"]
+assert pts
+for p in pts:
+	for k in ("alloc_per_s", "released_per_s"):
+		assert p[k] is None or p[k] >= 0, p
+	for k in ("hit", "recycle"):
+		assert p[k] is None or 0 <= p[k] <= 1, p
+PY
+
+echo "== garbage"
+python3 - "$PORT" <<'PY'
+import os, random, socket, sys, time
+random.seed(7)
+port = int(sys.argv[1])
+def http(payload):
+	s = socket.create_connection(("127.0.0.1", port), timeout=5)
+	try:
+		s.sendall(payload)
+		s.shutdown(socket.SHUT_WR)
+		while s.recv(65536):
+			pass
+	except OSError:
+		pass
+	s.close()
+for i in range(30):
+	http(os.urandom(random.randint(1, 4096)))
+http(b"GET /metrics HTTP/1.1\r\nHost: x\r\n" + b"X-Junk: " + b"a" * 200000 + b"\r\n\r\n")
+http(b"POST /metrics HTTP/1.1\r\nContent-Length: 99999999\r\n\r\nabc")
+http(b"GET /" + b"../" * 1000 + b" HTTP/1.0\r\n\r\n")
+http(b"\r\n" * 5000)
+def unix(payload, read=True):
+	s = socket.socket(socket.AF_UNIX)
+	s.settimeout(5)
+	s.connect("/run/ppctld.sock")
+	try:
+		s.sendall(payload)
+		s.shutdown(socket.SHUT_WR)
+		while read and s.recv(65536):
+			pass
+	except OSError:
+		pass
+	s.close()
+for i in range(30):
+	unix(os.urandom(random.randint(1, 8192)))
+unix(b'{"cmd":"history","pool":' + b"9" * 5000 + b"}\n")
+unix(b"{" * 3000 + b"\n")
+unix(b'{"cmd":"history","pool":-1,"since_s":"x"}\n{"cmd":"status"}\n')
+print("# garbage sent: 34 HTTP connections, 33 API connections")
+PY
+# A client that asks and never reads: it must not hold up the sampling.
+python3 - <<'PY' &
+import socket, time
+s = socket.socket(socket.AF_UNIX)
+s.connect("/run/ppctld.sock")
+s.setblocking(False)
+req = b'{"cmd":"pools"}\n' * 64
+try:
+	for i in range(4000):
+		s.send(req)
+except OSError:
+	pass
+time.sleep(8)
+PY
+slow=$!
+s0=$(jget "$(status)" 'd["samples"]')
+sleep 4
+s1=$(jget "$(status)" 'd["samples"]')
+check "a client that never reads does not stop the sampling ($s0 -> $s1 samples in 4 s)" test $((s1 - s0)) -ge 3
+kill $slow 2>/dev/null; wait $slow 2>/dev/null
+check "after the garbage: alive, /metrics and the API answer" \
+	sh -c "kill -0 $D && curl -sf --max-time 10 $URL | grep -q ppctld_samples_total"
+check "... status ok" test "$(jget "$(status)" 'd["ok"]')" = True
+
+echo "== two minutes: traffic, scrapes, a 30 s wrk load on /metrics"
+rss() { awk '/^VmRSS/ { print $2 }' /proc/$D/status; }
+$PPCTL sim gen start "$dev" --size 128 --dst-port 7777 --rate 2000 > /dev/null
+rs=()
+for i in $(seq 12); do
+	if [ "$i" = 4 ]; then
+		wrk -t1 -c2 -d30s --timeout 10s "$URL" > "$T/wrk.txt" 2>&1
+	else
+		for j in 1 2 3 4 5; do metrics > /dev/null; sleep 2; done
+	fi
+	rs+=("$(rss)")
+done
+$PPCTL sim gen stop "$dev" > /dev/null
+echo "# RSS every ~10 s (kB): ${rs[*]}"
+sed 's/^/# wrk: /' "$T/wrk.txt"
+check "wrk on /metrics: requests, and no socket errors or non-2xx" \
+	sh -c "grep -q 'Requests/sec' $T/wrk.txt && ! grep -Eq 'Socket errors|Non-2xx' $T/wrk.txt"
+check "RSS flat: the last 9 readings within 1 MiB of the third" python3 - "${rs[@]}" <<'PY'
+import sys
+r = [int(x) for x in sys.argv[1:]]
+assert max(r[2:]) - r[2] <= 1024, r
+PY
+
+echo "== SIGTERM"
+kill -TERM "$D"
+gone() { ! kill -0 "$D" 2>/dev/null; }
+check "exits within 5 s" wait_for 5 gone
+check "removes its socket and pid file" test ! -e $SOCK -a ! -e "$T/pid"
+check "says so in syslog" syslog_has "stopping"
+
+echo "== 1,000 pools at 1 Hz: CPU"
+kill $sink 2>/dev/null; wait $sink 2>/dev/null
+rmmod ppsim
+insmod kmod/tests/pp_poolgen.ko pools=1000 inflight=8 churn=0
+HZ=$(getconf CLK_TCK)
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+sleep 2
+b0=$(busy); sleep 60; b1=$(busy)
+$PPCTLD -f --config /dev/null > "$T/d1000.log" 2>&1 &
+D=$!
+want=1000
+check "ppctld follows 1,000 pools" wait_for 20 daemon_pools
+sleep 3
+t0=($(cut -d' ' -f14,15 /proc/$D/stat))
+c0=$(busy); sleep 60; c1=$(busy)
+t1=($(cut -d' ' -f14,15 /proc/$D/stat))
+u0=${t0[0]} k0=${t0[1]} u1=${t1[0]} k1=${t1[1]}
+ticks=$(((u1 - u0) + (k1 - k0)))
+pct=$(python3 -c "print(f'{$ticks / (60 * $HZ) * 100:.2f}')")
+echo "# ppctld, 1000 pools, 60 s: user $((u1 - u0)) + system $((k1 - k0)) ticks of 1/$HZ s = $pct% of one core"
+echo "# whole guest busy: without ppctld $((b1 - b0)) ticks, with it $((c1 - c0)) ticks (2 vCPUs, 60 s each)"
+echo "# RSS with 1000 pools: $(awk '/^VmRSS/ { print $2 }' /proc/$D/status) kB; $(curl -s $URL | grep -E '^ppctld_(history_bytes|sample_duration_seconds)' | tr '\n' ' ')"
+check "under 2% of one core ($pct%)" python3 -c "assert $pct < 2.0"
+kill -TERM "$D"; wait "$D"
+check "exit status 0 after SIGTERM" test $? = 0
+rmmod pp_poolgen
+check "pp_backport unloads" rmmod pp_backport
+kill $SYSLOGD 2>/dev/null
+
+echo "ppctld: $pass passed, $failn failed"
+[ $failn -eq 0 ]
