@@ -32,7 +32,7 @@ std::optional<T> uint(const json &j, const char *key)
 {
 	if (!j.contains(key) || j[key].is_null())
 		return std::nullopt;
-	if (!j[key].is_number_unsigned())
+	if (!j[key].is_number_integer() || j[key].get<std::int64_t>() < 0)
 		throw ppkit::Error(ppkit::Errc::Protocol,
 				   fmt::format("ppctld sent a bad \"{}\"", key));
 	return j[key].get<T>();
