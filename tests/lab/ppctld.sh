@@ -18,8 +18,9 @@
 #   - two minutes of traffic with scrapes and a 30 s wrk load on /metrics
 #     (0 errors): RSS stays flat;
 #   - SIGTERM: clean exit, socket and pid file removed;
-#   - 1,000 pools at 1 Hz: ppctld's CPU over 60 s, after a 60 s baseline
-#     without it in the same boot; must stay under 2% of one core.
+#   - 1,000 pools at 1 Hz: ppctld's CPU over three windows of 60 s, after
+#     a 60 s baseline without it in the same boot; the median must stay
+#     under 2% of one core.
 # Figures are printed as "# ..." lines.  Ends with "ppctld: N passed, N
 # failed"; exits non-zero if any check failed.
 set -u
@@ -387,14 +388,20 @@ D=$!
 want=1000
 check "ppctld follows 1,000 pools" wait_for 20 daemon_pools
 sleep 3
-t0=($(cut -d' ' -f14,15 /proc/$D/stat))
-c0=$(busy); sleep 60; c1=$(busy)
-t1=($(cut -d' ' -f14,15 /proc/$D/stat))
-u0=${t0[0]} k0=${t0[1]} u1=${t1[0]} k1=${t1[1]}
-ticks=$(((u1 - u0) + (k1 - k0)))
-pct=$(python3 -c "print(f'{$ticks / (60 * $HZ) * 100:.2f}')")
-echo "# ppctld, 1000 pools, 60 s: user $((u1 - u0)) + system $((k1 - k0)) ticks of 1/$HZ s = $pct% of one core"
-echo "# whole guest busy: without ppctld $((b1 - b0)) ticks, with it $((c1 - c0)) ticks (2 vCPUs, 60 s each)"
+# CPU time of all ppctld's threads in ns (schedstat), and in ticks (stat),
+# over three windows of 60 s: TCG's speed drifts, the median is reported.
+runtime() { cat /proc/$D/task/*/schedstat | awk '{ s += $1 } END { print s }'; }
+pcts=()
+for w in 1 2 3; do
+	t0=($(cut -d' ' -f14,15 /proc/$D/stat)); r0=$(runtime)
+	c0=$(busy); sleep 60; c1=$(busy)
+	t1=($(cut -d' ' -f14,15 /proc/$D/stat)); r1=$(runtime)
+	p=$(python3 -c "print(f'{($r1 - $r0) / 60e9 * 100:.2f}')")
+	pcts+=("$p")
+	echo "# ppctld, 1000 pools, window $w of 60 s: $(((r1 - r0) / 1000000)) ms on CPU = $p% of one core (ticks: user $((${t1[0]} - ${t0[0]})) + system $((${t1[1]} - ${t0[1]})) of 1/$HZ s); guest busy $((c1 - c0)) ticks"
+done
+pct=$(printf '%s\n' "${pcts[@]}" | sort -n | sed -n 2p)
+echo "# ppctld, 1000 pools at 1 Hz: median $pct% of one core (windows: ${pcts[*]}); guest busy without it: $((b1 - b0)) ticks in 60 s"
 echo "# RSS with 1000 pools: $(awk '/^VmRSS/ { print $2 }' /proc/$D/status) kB; $(curl -s $URL | grep -E '^ppctld_(history_bytes|sample_duration_seconds)' | tr '\n' ' ')"
 check "under 2% of one core ($pct%)" python3 -c "assert $pct < 2.0"
 kill -TERM "$D"; wait "$D"

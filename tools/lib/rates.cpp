@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ppkit/rates.h"
 
+#include <algorithm>
 #include <chrono>
 #include <initializer_list>
 
@@ -87,29 +88,36 @@ std::optional<double> Window::recycled_per_second() const
 
 Window window(const Sample &before, const Sample &after)
 {
-	Window w;
-	w.seconds = std::chrono::duration<double>(after.taken - before.taken).count();
-	if (w.seconds < 0)
-		w.seconds = 0;
-
 	const Pool &a = before.pool, &b = after.pool;
 	if (a.id != b.id || a.source != b.source ||
 	    (a.created_ns && b.created_ns && *a.created_ns != *b.created_ns)) {
+		Window w;
+		w.seconds = std::max(0.0, std::chrono::duration<double>(after.taken - before.taken).count());
 		w.reset = true;
 		return w;
 	}
+	return window(before.stats, before.taken, after.stats, after.taken);
+}
+
+Window window(const Stats &before, std::chrono::steady_clock::time_point t0, const Stats &after,
+	      std::chrono::steady_clock::time_point t1)
+{
+	Window w;
+	w.seconds = std::max(0.0, std::chrono::duration<double>(t1 - t0).count());
+	const auto both = before.present & after.present;
 	for (std::size_t i = 0; i < index(kFirstGauge); i++) {
-		auto c = static_cast<Counter>(i);
-		if (!before.stats.has(c) || !after.stats.has(c))
+		if (!both.test(i))
 			continue;
-		if (after.stats.get(c) < before.stats.get(c)) {
+		if (after.values[i] < before.values[i]) {
 			// Module reloaded or pool re-created under the same id.
 			w.reset = true;
 			w.delta = {};
 			return w;
 		}
-		w.delta.set(c, after.stats.get(c) - before.stats.get(c));
+		w.delta.values[i] = after.values[i] - before.values[i];
 	}
+	for (std::size_t i = 0; i < index(kFirstGauge); i++)
+		w.delta.present[i] = both[i];
 	return finish(w);
 }
 

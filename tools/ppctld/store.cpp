@@ -77,14 +77,12 @@ void Store::add(const ppkit::Pool &p)
 		if (it->second.pool.created_ns == p.created_ns) {
 			it->second.pool = p;
 			it->second.row.pool = p;
-			if (it->second.last)
-				it->second.last->pool = p;
 			return;
 		}
 		// The same id, another pool: the old one is gone.
 		retire(k);
 	}
-	PoolState st{p, std::nullopt, Row{}, History(capacity_), {}, {}};
+	PoolState st{p, false, {}, {}, Row{}, History(capacity_), {}, {}};
 	st.row.pool = p;
 	live_.emplace(k, std::move(st));
 }
@@ -167,11 +165,10 @@ std::vector<AlertEvent> Store::on_stats(
 		}
 		PoolState &st = it->second;
 		s.source = source;
-		ppkit::Sample cur{st.pool, std::move(s), taken, realtime_ns};
 
 		Point pt;
 		pt.t_ds = tds;
-		std::optional<std::uint64_t> inflight = cur.stats.opt(ppkit::Counter::Inflight);
+		std::optional<std::uint64_t> inflight = s.opt(ppkit::Counter::Inflight);
 		if (!inflight)
 			inflight = st.pool.inflight;
 		pt.inflight = inflight ? static_cast<std::uint32_t>(std::min<std::uint64_t>(
@@ -182,8 +179,8 @@ std::vector<AlertEvent> Store::on_stats(
 		row.recycle.reset();
 		row.alloc_per_s.reset();
 		row.released_per_s.reset();
-		if (st.last) {
-			ppkit::Window w = ppkit::window(*st.last, cur);
+		if (st.sampled) {
+			ppkit::Window w = ppkit::window(st.last, st.last_taken, s, taken);
 			row.hit = w.hit;
 			row.recycle = w.recycle;
 			row.alloc_per_s = w.served_per_second();
@@ -218,9 +215,11 @@ std::vector<AlertEvent> Store::on_stats(
 								       inflight.value_or(0))});
 		row.low_hit = st.hit_rule.active();
 		row.leak = st.leak_rule.active();
-		row.stats = cur.stats;
+		row.stats = s;
 		row.realtime_ns = realtime_ns;
-		st.last = std::move(cur);
+		st.last = s;
+		st.last_taken = taken;
+		st.sampled = true;
 		hint = std::next(it);
 	}
 	for (AlertEvent &e : out) {

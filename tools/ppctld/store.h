@@ -121,7 +121,9 @@ public:
 private:
 	struct PoolState {
 		ppkit::Pool pool;
-		std::optional<ppkit::Sample> last;
+		bool sampled = false;		// last/last_taken hold a sample
+		ppkit::Stats last;
+		Clock::time_point last_taken{};
 		Row row;
 		History history;
 		HitRateRule hit_rule;

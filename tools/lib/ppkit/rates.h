@@ -14,6 +14,7 @@
 
 #include <array>
 #include <bitset>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 
@@ -59,6 +60,10 @@ struct Window {
 // The window between two samples of the same pool, @before taken first.
 // Samples of different pools make a reset window.
 Window window(const Sample &before, const Sample &after);
+// The same for counters the caller knows are of one pool (ppctld, which
+// retires a pool re-created under its id): read at @t0 and @t1.
+Window window(const Stats &before, std::chrono::steady_clock::time_point t0, const Stats &after,
+	      std::chrono::steady_clock::time_point t1);
 
 // The window from the pool's creation (all counters zero) to @s: the
 // cumulative rates.  Its length is known when the pool reports its
