@@ -19,16 +19,7 @@ BP=kmod/pool/pp_backport.ko
 GEN=kmod/tests/pp_poolgen.ko
 POOLS=4 INFLIGHT=8 CHURN=32
 T=$(mktemp -d)
-pass=0 failn=0
-
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failn=$((failn + 1)); }
-# check DESCRIPTION COMMAND...: ok if COMMAND succeeds.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
+. tests/lab/checks.sh
 # run NAME ARGS...: ppctl ARGS with stdout/stderr/status in $T/NAME.{out,err,rc}
 run() {
 	local name=$1

@@ -31,24 +31,7 @@ SOCK=/run/ppctld.sock
 PORT=9105
 URL=http://127.0.0.1:$PORT/metrics
 T=$(mktemp -d)
-pass=0 failn=0
-
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failn=$((failn + 1)); }
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS.
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.25
-	done
-}
+. tests/lab/checks.sh
 # api JSON: ppctld's reply to one request.
 api() {
 	python3 - "$1" <<'PY'
@@ -65,6 +48,23 @@ while not buf.endswith(b"\n"):
 	buf += d
 print(buf.decode().strip())
 PY
+}
+# A UDP sink on port 7777 that reads everything (held pages would stall pools).
+start_sink() {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
+while True: s.recv(65536)' &
+	sink=$!
+}
+# pp_backport and ppsim loaded, one ppsim device on a ppkit pool, up, with
+# an address and a sink.
+bring_up() {
+	insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000
+	insmod kmod/sim/ppsim.ko devs=0
+	dev=$($PPCTL sim add --ring-size 128)
+	$PPCTL sim set "$dev" --pool ppkit --rx zerocopy > /dev/null
+	ip link set "$dev" up
+	ip addr add 10.80.0.1/24 dev "$dev"
+	start_sink
 }
 # jq-less JSON field: jget JSON PYTHON-EXPR (on d)
 jget() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
@@ -102,15 +102,7 @@ check "metrics: ppctld_backend_up 0" test "$(metrics | awk '/^ppctld_backend_up/
 check "syslog says it is waiting" wait_for 3 syslog_has "not sampling: pp_backport is not loaded"
 
 echo "== pools appear"
-insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000
-insmod kmod/sim/ppsim.ko devs=0
-dev=$($PPCTL sim add --ring-size 128)
-$PPCTL sim set "$dev" --pool ppkit --rx zerocopy > /dev/null
-ip link set "$dev" up
-ip addr add 10.80.0.1/24 dev "$dev"
-python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
-while True: s.recv(65536)' &
-sink=$!
+bring_up
 npools() { $PPCTL --json list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pools"]))'; }
 want=$(npools)
 daemon_pools() { [ "$(jget "$(status)" 'd["pools"]')" = "$want" ]; }
@@ -223,9 +215,7 @@ grep "alert" "$T/syslog" | sed 's/^/# /'
 check "ppctl top shows them" sh -c "$PPCTL top -n 1 | grep -q leak-suspect"
 $PPCTL sim gen stop "$dev" > /dev/null
 kill $holder; wait $holder 2>/dev/null
-python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
-while True: s.recv(65536)' &
-sink=$!
+start_sink
 sleep 0.5
 $PPCTL sim gen start "$dev" --size 128 --dst-port 7777 --rate 2000 > /dev/null
 check "the socket closed: leak-suspect cleared" wait_for 15 alert_is leak-suspect 0
@@ -256,14 +246,7 @@ rmmod ppsim && rmmod pp_backport
 backend_down() { [ "$(jget "$(status)" 'd["backends"][0]["up"] is False and d["pools"] == 0')" = True ]; }
 check "the daemon notices within 3 s and keeps running" wait_for 3 backend_down
 check "... alive" alive
-insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000
-insmod kmod/sim/ppsim.ko devs=0
-dev=$($PPCTL sim add --ring-size 128)
-ip link set "$dev" up
-ip addr add 10.80.0.1/24 dev "$dev"
-python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
-while True: s.recv(65536)' &
-sink=$!
+bring_up
 want=$(npools)
 check "and picks the new pools up" wait_for 5 daemon_pools
 ID=$($PPCTL --json list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["pools"] if p["owner"] == "ppsim"][0])')
@@ -390,7 +373,7 @@ check "ppctld follows 1,000 pools" wait_for 20 daemon_pools
 sleep 3
 # CPU time of all ppctld's threads in ns (schedstat), and in ticks (stat),
 # over three windows of 60 s: TCG's speed drifts, the median is reported.
-runtime() { cat /proc/$D/task/*/schedstat | awk '{ s += $1 } END { print s }'; }
+runtime() { cat /proc/$D/task/*/schedstat | awk '{ s += $1 } END { printf "%d\n", s }'; }
 pcts=()
 for w in 1 2 3; do
 	t0=($(cut -d' ' -f14,15 /proc/$D/stat)); r0=$(runtime)
