@@ -269,8 +269,8 @@ python3 - "$PORT" <<'PY'
 import os, random, socket, sys, time
 random.seed(7)
 port = int(sys.argv[1])
-def http(payload):
-	s = socket.create_connection(("127.0.0.1", port), timeout=5)
+def feed(s, payload):
+	"""Send everything, half-close, read whatever comes back, close."""
 	try:
 		s.sendall(payload)
 		s.shutdown(socket.SHUT_WR)
@@ -279,24 +279,19 @@ def http(payload):
 	except OSError:
 		pass
 	s.close()
+def http(payload):
+	feed(socket.create_connection(("127.0.0.1", port), timeout=5), payload)
 for i in range(30):
 	http(os.urandom(random.randint(1, 4096)))
 http(b"GET /metrics HTTP/1.1\r\nHost: x\r\n" + b"X-Junk: " + b"a" * 200000 + b"\r\n\r\n")
 http(b"POST /metrics HTTP/1.1\r\nContent-Length: 99999999\r\n\r\nabc")
 http(b"GET /" + b"../" * 1000 + b" HTTP/1.0\r\n\r\n")
 http(b"\r\n" * 5000)
-def unix(payload, read=True):
+def unix(payload):
 	s = socket.socket(socket.AF_UNIX)
 	s.settimeout(5)
 	s.connect("/run/ppctld.sock")
-	try:
-		s.sendall(payload)
-		s.shutdown(socket.SHUT_WR)
-		while read and s.recv(65536):
-			pass
-	except OSError:
-		pass
-	s.close()
+	feed(s, payload)
 for i in range(30):
 	unix(os.urandom(random.randint(1, 8192)))
 unix(b'{"cmd":"history","pool":' + b"9" * 5000 + b"}\n")
