@@ -26,9 +26,10 @@ ip netns exec demo iperf3 -s -D -B 10.90.0.2
 sleep 1
 echo "== $a -> $b: TCP (iperf3) at the same time"
 iperf3 -c 10.90.0.2 -t 8 > build/lab/demo-iperf.txt 2>&1 &
+iperf=$!
 sleep 1
 say $P stats --interval 1 --count 4
-wait
+wait "$iperf"
 tail -n 4 build/lab/demo-iperf.txt
 echo; echo "== $dev: XDP_DROP in the driver, pages recycled straight into the cache"
 $P xdp attach "$dev" --prog drop
@@ -37,7 +38,7 @@ say $P stats --dev "$dev"
 echo; echo "\$ ethtool -S $dev | grep -v ': 0\$'"
 ethtool -S "$dev" | grep -v ': 0$'
 echo; echo "== ppctld sampled all along: ppctl top, ppctl history, its /metrics"
-say $P top -n 1
+say $P top -n 1 | cat	# piped: a plain screen, no terminal codes
 id=$($P --json list | python3 -c 'import json, sys; print([p["id"] for p in json.load(sys.stdin)["pools"] if p["ifname"] == sys.argv[1]][0])' "$dev")
 say $P history "$id" --since 6s
 echo; echo "\$ curl -s 127.0.0.1:9105/metrics | grep -E '^ppkit_pool_(alloc_hit_ratio|recycle_ratio|inflight_pages)\\{pool=\"$id\"'"

@@ -234,6 +234,7 @@ namespace {
 // keep it here and stop, and transact() rethrows it.
 struct State {
 	const Socket::Handler *handler = nullptr;
+	std::uint32_t seq = 0;	// the request's sequence number; 0: any (notifications)
 	bool done = false;
 	bool overrun = false;
 	Reply reply;
@@ -293,7 +294,7 @@ int on_error(sockaddr_nl *, nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-CbPtr make_cb(State &st, bool notifications)
+CbPtr make_cb(State &st)
 {
 	CbPtr cb(nl_cb_alloc(NL_CB_DEFAULT));
 	if (!cb)
@@ -303,10 +304,17 @@ CbPtr make_cb(State &st, bool notifications)
 	nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, on_ack, &st);
 	nl_cb_set(cb.get(), NL_CB_OVERRUN, NL_CB_CUSTOM, on_overrun, &st);
 	nl_cb_err(cb.get(), NL_CB_CUSTOM, on_error, &st);
-	if (notifications)
-		// Notifications carry no sequence number of ours.
-		nl_cb_set(cb.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM,
-			  [](nl_msg *, void *) { return static_cast<int>(NL_OK); }, nullptr);
+	// Our own sequence check: the request's replies, nothing else.
+	// libnl's would expect the number after the last reply it read
+	// itself, and Socket::dump() reads replies without it.
+	// Notifications (seq 0 here) carry no sequence number of ours.
+	nl_cb_set(cb.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM,
+		  [](nl_msg *m, void *arg) {
+			  auto *st = static_cast<State *>(arg);
+			  bool ours = !st->seq || nlmsg_hdr(m)->nlmsg_seq == st->seq;
+			  return static_cast<int>(ours ? NL_OK : NL_SKIP);
+		  },
+		  &st);
 	return cb;
 }
 
@@ -316,11 +324,12 @@ Reply Socket::transact(MsgPtr msg, const Handler &on_reply)
 {
 	State st;
 	st.handler = &on_reply;
-	CbPtr cb = make_cb(st, false);
+	CbPtr cb = make_cb(st);
 
 	int err = nl_send_auto(sk_.get(), msg.get());
 	if (err < 0)
 		throw nl_failure("sending a request", err);
+	st.seq = nlmsg_hdr(msg.get())->nlmsg_seq;
 	while (!st.done) {
 		err = nl_recvmsgs(sk_.get(), cb.get());
 		if (st.failure)
@@ -377,7 +386,7 @@ bool Socket::receive(const Handler &on_msg)
 {
 	State st;
 	st.handler = &on_msg;
-	CbPtr cb = make_cb(st, true);
+	CbPtr cb = make_cb(st);
 	int err = nl_recvmsgs(sk_.get(), cb.get());
 	if (st.failure)
 		std::rethrow_exception(st.failure);
