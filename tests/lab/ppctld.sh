@@ -368,7 +368,7 @@ check "ppctld follows 1,000 pools" wait_for 20 daemon_pools
 sleep 3
 # CPU time of all ppctld's threads in ns (schedstat), and in ticks (stat),
 # over three windows of 60 s: TCG's speed drifts, the median is reported.
-runtime() { cat /proc/$D/task/*/schedstat | awk '{ s += $1 } END { printf "%d\n", s }'; }
+runtime() { cat /proc/$D/task/*/schedstat | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 pcts=()
 for w in 1 2 3; do
 	t0=($(cut -d' ' -f14,15 /proc/$D/stat)); r0=$(runtime)
