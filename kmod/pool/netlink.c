@@ -8,6 +8,7 @@
 
 #include <linux/module.h>
 #include <net/genetlink.h>
+#include <asm/unaligned.h>
 #include <uapi/linux/ppkit.h>
 #include "pool.h"
 
@@ -53,6 +54,37 @@ static int ppkit_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
 	return nla_put_u64_64bit(skb, attr, v, pad);
 }
 
+/*
+ * @n u64 attributes numbered from @first, in one piece: one room check and
+ * one skb_put() rather than one each.  A stats dump of 1,000 pools puts
+ * 29,000 of them every time a sampler asks.  Where a u64 attribute would
+ * need a pad attribute first (64-bit without efficient unaligned access),
+ * they go one by one.
+ */
+static int ppkit_put_u64s(struct sk_buff *skb, int first, const u64 *v, int n, int pad)
+{
+	const int each = nla_total_size(sizeof(u64));
+	struct nlattr *nla;
+	int i;
+
+	if (nla_need_padding_for_64bit(skb)) {
+		for (i = 0; i < n; i++)
+			if (ppkit_put_u64(skb, first + i, v[i], pad))
+				return -EMSGSIZE;
+		return 0;
+	}
+	if (skb_tailroom(skb) < n * each)
+		return -EMSGSIZE;
+	nla = skb_put(skb, n * each);
+	for (i = 0; i < n; i++) {
+		nla->nla_type = first + i;
+		nla->nla_len = nla_attr_size(sizeof(u64));
+		put_unaligned(v[i], (u64 *)nla_data(nla));
+		nla = (struct nlattr *)((char *)nla + each);
+	}
+	return 0;
+}
+
 /* Called with the registry locked: @pool cannot be freed meanwhile. */
 static int ppkit_fill_pool(struct sk_buff *skb, struct ppb_pool *pool, u32 portid,
 			   u32 seq, int flags, u8 cmd)
@@ -96,13 +128,14 @@ static int ppkit_fill_stats(struct sk_buff *skb, struct ppb_pool *pool, u32 port
 			    u32 seq, int flags)
 {
 	struct ppb_stats st;
+	u64 inflight[2];
 	void *hdr;
-	int i;
 
 	/* The uapi lists the counters in enum ppb_stat's order. */
 	BUILD_BUG_ON(PPKIT_A_STATS_SYNC_FOR_DEVICE_BYTES - PPKIT_A_STATS_FIRST_COUNTER !=
 		     PPB_STAT_SYNC_FOR_DEVICE_BYTES);
 	BUILD_BUG_ON(PPKIT_A_STATS_INFLIGHT - PPKIT_A_STATS_FIRST_COUNTER != PPB_STAT_NR);
+	BUILD_BUG_ON(PPKIT_A_STATS_INFLIGHT_MEM != PPKIT_A_STATS_INFLIGHT + 1);
 
 	hdr = genlmsg_put(skb, portid, seq, &ppkit_nl_family, flags, PPKIT_CMD_STATS_GET);
 	if (!hdr)
@@ -111,13 +144,12 @@ static int ppkit_fill_stats(struct sk_buff *skb, struct ppb_pool *pool, u32 port
 	if (nla_put_u32(skb, PPKIT_A_STATS_POOL_ID, pool->id) ||
 	    (pool->ifindex && nla_put_u32(skb, PPKIT_A_STATS_IFINDEX, pool->ifindex)))
 		goto cancel;
-	for (i = 0; i < PPB_STAT_NR; i++)
-		if (ppkit_put_u64(skb, PPKIT_A_STATS_FIRST_COUNTER + i, st.c[i],
-				  PPKIT_A_STATS_PAD))
-			goto cancel;
-	if (ppkit_put_u64(skb, PPKIT_A_STATS_INFLIGHT, st.inflight_pages, PPKIT_A_STATS_PAD) ||
-	    ppkit_put_u64(skb, PPKIT_A_STATS_INFLIGHT_MEM, st.inflight_bytes,
-			  PPKIT_A_STATS_PAD) ||
+	inflight[0] = st.inflight_pages;
+	inflight[1] = st.inflight_bytes;
+	if (ppkit_put_u64s(skb, PPKIT_A_STATS_FIRST_COUNTER, st.c, PPB_STAT_NR,
+			   PPKIT_A_STATS_PAD) ||
+	    ppkit_put_u64s(skb, PPKIT_A_STATS_INFLIGHT, inflight, ARRAY_SIZE(inflight),
+			   PPKIT_A_STATS_PAD) ||
 	    nla_put_u32(skb, PPKIT_A_STATS_CACHE_PAGES, st.cache_pages) ||
 	    nla_put_u32(skb, PPKIT_A_STATS_RING_PAGES, st.ring_pages) ||
 	    nla_put_u32(skb, PPKIT_A_STATS_LENT_PAGES, st.lent_pages))
