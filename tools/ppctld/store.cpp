@@ -82,7 +82,7 @@ void Store::add(const ppkit::Pool &p)
 		// The same id, another pool: the old one is gone.
 		retire(k);
 	}
-	PoolState st{p, false, {}, {}, Row{}, History(capacity_), {}, {}};
+	PoolState st{p, false, {}, Row{}, History(capacity_), {}, {}};
 	st.row.pool = p;
 	live_.emplace(k, std::move(st));
 }
@@ -180,7 +180,7 @@ std::vector<AlertEvent> Store::on_stats(
 		row.alloc_per_s.reset();
 		row.released_per_s.reset();
 		if (st.sampled) {
-			ppkit::Window w = ppkit::window(st.last, st.last_taken, s, taken);
+			ppkit::Window w = ppkit::window(row.stats, st.last_taken, s, taken);
 			row.hit = w.hit;
 			row.recycle = w.recycle;
 			row.alloc_per_s = w.served_per_second();
@@ -215,9 +215,8 @@ std::vector<AlertEvent> Store::on_stats(
 								       inflight.value_or(0))});
 		row.low_hit = st.hit_rule.active();
 		row.leak = st.leak_rule.active();
-		row.stats = s;
+		row.stats = s;	// the next window's start
 		row.realtime_ns = realtime_ns;
-		st.last = s;
 		st.last_taken = taken;
 		st.sampled = true;
 		hint = std::next(it);

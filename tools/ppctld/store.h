@@ -121,8 +121,7 @@ public:
 private:
 	struct PoolState {
 		ppkit::Pool pool;
-		bool sampled = false;		// last/last_taken hold a sample
-		ppkit::Stats last;
+		bool sampled = false;		// row.stats and last_taken hold a sample
 		Clock::time_point last_taken{};
 		Row row;
 		History history;
