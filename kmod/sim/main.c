@@ -373,6 +373,18 @@ static struct net_device *ppsim_alloc(struct net *net, unsigned int rxqs, unsign
 	return dev;
 }
 
+/* Under rtnl.  list_count_nodes() is not in every 6.1 stable release. */
+static unsigned int ppsim_ndevs(void)
+{
+	struct list_head *pos;
+	unsigned int n = 0;
+
+	ASSERT_RTNL();
+	list_for_each(pos, &ppsim_devs)
+		n++;
+	return n;
+}
+
 /* Under rtnl.  @devs receives one or two devices. */
 int ppsim_create(struct net *net, unsigned int rxqs, unsigned int txqs, u32 ring, bool pair,
 		 struct net_device **devs, struct netlink_ext_ack *extack)
@@ -381,7 +393,7 @@ int ppsim_create(struct net *net, unsigned int rxqs, unsigned int txqs, u32 ring
 	int err;
 
 	ASSERT_RTNL();
-	if (list_count_nodes(&ppsim_devs) + n > PPSIM_MAX_DEVS) {
+	if (ppsim_ndevs() + n > PPSIM_MAX_DEVS) {
 		NL_SET_ERR_MSG(extack, "too many ppsim devices (at most 32)");
 		return -ENOSPC;
 	}
