@@ -18,9 +18,9 @@
 #   - two minutes of traffic with scrapes and a 30 s wrk load on /metrics
 #     (0 errors): RSS stays flat;
 #   - SIGTERM: clean exit, socket and pid file removed;
-#   - 1,000 pools at 1 Hz: ppctld's CPU over three windows of 60 s, after
-#     a 60 s baseline without it in the same boot; the median must stay
-#     under 2% of one core.
+#   - 1,000 pools: followed, sampled every second, RSS and the sample
+#     round's duration printed.  Its CPU is a benchmark, not a check here:
+#     scripts/bench/ppctld-cpu.sh (make bench).
 # Figures are printed as "# ..." lines.  Ends with "ppctld: N passed, N
 # failed"; exits non-zero if any check failed.
 set -u
@@ -353,35 +353,19 @@ check "exits within 5 s" wait_for 5 gone
 check "removes its socket and pid file" test ! -e $SOCK -a ! -e "$T/pid"
 check "says so in syslog" syslog_has "stopping"
 
-echo "== 1,000 pools at 1 Hz: CPU"
+echo "== 1,000 pools"
 kill $sink 2>/dev/null; wait $sink 2>/dev/null
 rmmod ppsim
 insmod kmod/tests/pp_poolgen.ko pools=1000 inflight=8 churn=0
-HZ=$(getconf CLK_TCK)
-busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
-sleep 2
-b0=$(busy); sleep 60; b1=$(busy)
 $PPCTLD -f --config /dev/null > "$T/d1000.log" 2>&1 &
 D=$!
 want=1000
 check "ppctld follows 1,000 pools" wait_for 20 daemon_pools
-sleep 3
-# CPU time of all ppctld's threads in ns (schedstat), and in ticks (stat),
-# over three windows of 60 s: TCG's speed drifts, the median is reported.
-runtime() { cat /proc/$D/task/*/schedstat | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
-pcts=()
-for w in 1 2 3; do
-	t0=($(cut -d' ' -f14,15 /proc/$D/stat)); r0=$(runtime)
-	c0=$(busy); sleep 60; c1=$(busy)
-	t1=($(cut -d' ' -f14,15 /proc/$D/stat)); r1=$(runtime)
-	p=$(python3 -c "print(f'{($r1 - $r0) / 60e9 * 100:.2f}')")
-	pcts+=("$p")
-	echo "# ppctld, 1000 pools, window $w of 60 s: $(((r1 - r0) / 1000000)) ms on CPU = $p% of one core (ticks: user $((${t1[0]} - ${t0[0]})) + system $((${t1[1]} - ${t0[1]})) of 1/$HZ s); guest busy $((c1 - c0)) ticks"
-done
-pct=$(printf '%s\n' "${pcts[@]}" | sort -n | sed -n 2p)
-echo "# ppctld, 1000 pools at 1 Hz: median $pct% of one core (windows: ${pcts[*]}); guest busy without it: $((b1 - b0)) ticks in 60 s"
-echo "# RSS with 1000 pools: $(awk '/^VmRSS/ { print $2 }' /proc/$D/status) kB; $(curl -s $URL | grep -E '^ppctld_(history_bytes|sample_duration_seconds)' | tr '\n' ' ')"
-check "under 2% of one core ($pct%)" python3 -c "assert $pct < 2.0"
+samples() { metrics | awk '/^ppctld_samples_total / { print $2 }'; }
+s0=$(samples); sleep 10; s1=$(samples)
+check "and samples them every second (${s0:-?} -> ${s1:-?} in 10 s)" \
+	test "$((${s1:-0} - ${s0:-0}))" -ge 8
+echo "# RSS with 1000 pools: $(awk '/^VmRSS/ { print $2 }' /proc/$D/status) kB; $(metrics | grep -E '^ppctld_(history_bytes|sample_duration_seconds)' | tr '\n' ' ')"
 kill -TERM "$D"; wait "$D"
 check "exit status 0 after SIGTERM" test $? = 0
 rmmod pp_poolgen
