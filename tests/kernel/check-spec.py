@@ -1,10 +1,24 @@
 #!/usr/bin/python3
-"""Check Documentation/netlink/specs/ppkit.yaml against the uapi header.
+"""Check Documentation/netlink/specs/ppkit.yaml against the uapi header and
+against Documentation/netlink.rst.
 
 Every attribute, operation, multicast group and enum of the spec must have
 the same name (ynl's lower-case-dashed form) and value as in
 kmod/include/uapi/linux/ppkit.h, and the other way round.
-Prints 'N passed, N failed' and exits 1 on any mismatch.
+
+Documentation/netlink.rst must document the same family: its section
+"Attribute set NAME" lists every attribute of that set, with the spec's
+value and type, in a table whose rows start with ``name``; "Commands"
+lists every operation with its value, the request attributes of its do and
+dump ("do: ``id``; dump: ``ifindex``", or "nothing"), CAP_NET_ADMIN for
+admin-perm operations and the multicast group of notifications; "Enum
+NAME" lists every entry with its value; "Family" names the family and its
+multicast groups.  Nothing may be documented that the spec does not have.
+
+  tests/kernel/check-spec.py [REPO_ROOT]
+
+Prints one line per failure and 'check-spec: N passed, N failed'; exits 1
+on any mismatch.
 """
 import re
 import sys
@@ -76,6 +90,138 @@ if f'#define PPKIT_MCGRP_MGMT\t"{grp}"' not in HDR:
 checks += 1
 if f'#define PPKIT_FAMILY_NAME\t"{SPEC["name"]}"' not in HDR:
     failed.append('family name differs')
+
+# Documentation/netlink.rst against the spec.
+DOC = open(f'{ROOT}/Documentation/netlink.rst').read().split('\n')
+SEP = re.compile(r'^=+( +=+)+$')
+
+
+def doc_sections():
+    """Section title -> its lines, for titles underlined with = or -."""
+    out, cur = {}, None
+    for i, line in enumerate(DOC):
+        nxt = DOC[i + 1] if i + 1 < len(DOC) else ''
+        if (line.strip() and not re.fullmatch(r'[=-]+', line) and
+                re.fullmatch(r'[=-]+', nxt) and len(nxt) >= len(line.strip())):
+            cur = line.strip()
+            out[cur] = []
+        elif cur is not None:
+            out[cur].append(line)
+    return out
+
+
+def table_rows(lines):
+    """Rows of the simple tables in @lines whose first cell is ``name``:
+    name -> the rest of the row, continuation lines joined."""
+    rows, seps, last = {}, 0, None
+    for line in lines:
+        if SEP.match(line):
+            seps = (seps + 1) % 3
+            last = None
+            continue
+        if seps != 2:
+            continue
+        m = re.match(r'^``([a-z0-9-]+)``\s+(.*)$', line)
+        if m:
+            last = m.group(1)
+            if last in rows:
+                failed.append(f'netlink.rst: {last} documented twice in one section')
+            rows[last] = m.group(2).strip()
+        elif last and line.startswith(' ') and line.strip():
+            rows[last] += ' ' + line.strip()
+    return rows
+
+
+def doc_compare(what, want, have):
+    """@want (spec) and @have (doc): name -> value, both ways."""
+    global checks
+    for k in sorted(set(want) | set(have)):
+        checks += 1
+        if k not in have:
+            failed.append(f'netlink.rst: {what}: {k} is not documented')
+        elif k not in want:
+            failed.append(f'netlink.rst: {what}: {k} is documented but not in the spec')
+        elif want[k] != have[k]:
+            failed.append(f'netlink.rst: {what}: {k}: spec {want[k]}, documented {have[k]}')
+
+
+def names(text):
+    return re.findall(r"``([a-z0-9-]+)``", text)
+
+
+secs = doc_sections()
+for st in SPEC['attribute-sets']:
+    title = f'Attribute set {st["name"]}'
+    checks += 1
+    if title not in secs:
+        failed.append(f'netlink.rst: no section "{title}"')
+        continue
+    v, want = 1, {}
+    for a in st['attributes']:
+        v = a.get('value', v)
+        want[a['name']] = (v, a['type'])
+        v += 1
+    have = {}
+    for k, rest in table_rows(secs[title]).items():
+        cells = rest.split()
+        have[k] = (int(cells[0]) if cells and cells[0].isdigit() else cells[:1],
+                   cells[1] if len(cells) > 1 else None)
+    doc_compare(f'attribute set {st["name"]} (value, type)', want, have)
+
+checks += 1
+if 'Commands' not in secs:
+    failed.append('netlink.rst: no section "Commands"')
+else:
+    rows = table_rows(secs['Commands'])
+    v, want = 1, {}
+    for op in SPEC['operations']['list']:
+        v = op.get('value', v)
+        want[op['name']] = v
+        v += 1
+    have = {k: int(r.split()[0]) if r.split()[0].isdigit() else r.split()[0]
+            for k, r in rows.items()}
+    doc_compare('commands (value)', want, have)
+    for op in SPEC['operations']['list']:
+        row = rows.get(op['name'])
+        if row is None:
+            continue
+        for kind in ('do', 'dump'):
+            checks += 1
+            spec_req = op.get(kind, {}).get('request', {}).get('attributes', [])
+            m = re.search(rf'\b{kind}: ([^;]*)', row)
+            if kind not in op:
+                if m:
+                    failed.append(f'netlink.rst: {op["name"]}: documents a {kind} the spec lacks')
+                continue
+            if not m:
+                failed.append(f'netlink.rst: {op["name"]}: its {kind} request is not documented')
+            elif names(m.group(1)) != spec_req and not (not spec_req and
+                                                          m.group(1).startswith('nothing')):
+                failed.append(f'netlink.rst: {op["name"]} {kind} request: spec {spec_req}, '
+                              f'documented {names(m.group(1))}')
+        checks += 1
+        if 'admin-perm' in op.get('flags', []) and 'CAP_NET_ADMIN' not in row:
+            failed.append(f'netlink.rst: {op["name"]}: admin-perm, but CAP_NET_ADMIN not said')
+        if 'mcgrp' in op and f'``{op["mcgrp"]}``' not in row:
+            failed.append(f'netlink.rst: {op["name"]}: multicast group {op["mcgrp"]} not said')
+
+for d in SPEC['definitions']:
+    if d['type'] != 'enum':
+        continue
+    title = f'Enum {d["name"]}'
+    checks += 1
+    if title not in secs:
+        failed.append(f'netlink.rst: no section "{title}"')
+        continue
+    have = {k: int(r.split()[0]) if r.split()[0].isdigit() else r.split()[0]
+            for k, r in table_rows(secs[title]).items()}
+    doc_compare(f'enum {d["name"]} (value)', {e: i for i, e in enumerate(d['entries'])}, have)
+
+checks += 1
+fam = '\n'.join(secs.get('Family', []))
+for want in [SPEC['name']] + [g['name'] for g in SPEC['mcast-groups']['list']]:
+    if f'``{want}``' not in fam:
+        failed.append(f'netlink.rst: section "Family" does not name ``{want}``')
 
 for f in failed:
     print('check-spec: FAIL:', f)
