@@ -2,9 +2,14 @@
 #   make            build the kernel modules against KDIR
 #   make run        boot the lab, load the pool, run selftests and benchmark
 #   make test       deps + build + every test (what CI runs)
-#   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json
+#   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json,
+#                   ppctld's CPU with 1,000 pools -> build/bench/ppctld-cpu.json
 #   make regress    the seeds' experiments on ppsim, one boot each -> build/regress/
 #   make check      checkpatch --strict and sparse on our kernel code
+#   make man        man pages ppctl(8), ppctld(8) -> build/man/
+#   make install    modules for the running kernel, tools, unit, man pages,
+#                   completion (PREFIX=/usr/local, DESTDIR=); make uninstall
+#   make dist-board ARCH=arm64|arm [KDIR=...]  one tarball for a board -> build/dist/
 #   make tools      libppkit, ppctl, ppctld (CMake, build/tools) -> build/bin/
 #   make test-unit  the user-space unit tests (Catch2)
 #   make drivers    patched stmmac/mvpp2/mlx4_en + pp_backport, ARCH=x86_64|arm64|arm
@@ -12,25 +17,45 @@
 
 SHELL := /bin/bash
 KVER ?= $(shell scripts/lab/kver 2>/dev/null)
-KDIR ?= /lib/modules/$(KVER)/build
 KMOD := $(CURDIR)/kmod
 BUILD := $(CURDIR)/build
+# Kernel modules for a board: ARCH=arm64|arm (aarch64, armhf), CROSS_COMPILE
+# (default: Debian's aarch64-linux-gnu- / arm-linux-gnueabihf-) and KDIR, the
+# board kernel's build tree (default: the Debian kernel of that architecture
+# that scripts/drivers/prepare.sh caches for the lab).  They are built in a
+# copy of kmod/ (build/kmod-<arch>), so that the lab's x86 objects stay.
+MOD_ARCH := $(patsubst armhf,arm,$(patsubst aarch64,arm64,$(filter arm armhf arm64 aarch64,$(ARCH))))
+ifeq ($(MOD_ARCH),)
+KDIR ?= /lib/modules/$(KVER)/build
+MOD_DIR := $(KMOD)
+MOD_ARGS :=
+else
+ifndef KDIR
+KDIR := $(word 4,$(shell scripts/drivers/prepare.sh --print $(MOD_ARCH)))
+endif
+CROSS_COMPILE ?= $(if $(filter arm64,$(MOD_ARCH)),aarch64-linux-gnu-,arm-linux-gnueabihf-)
+MOD_DIR := $(BUILD)/kmod-$(MOD_ARCH)
+MOD_ARGS := ARCH=$(MOD_ARCH) CROSS_COMPILE=$(CROSS_COMPILE)
+endif
 TOOLS_BUILD := $(BUILD)/tools
 
 .PHONY: all modules tools test-unit deps run test test-kernel bench regress check clean help \
-	drivers test-drivers
+	drivers test-drivers man test-docs test-boards install uninstall dist-board
 
 all: modules tools
 
 deps:
 	scripts/deps.sh
 
+MOD_LOG = $(BUILD)/modules$(if $(MOD_ARCH),-$(MOD_ARCH)).log
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel headers at KDIR='$(KDIR)': run scripts/deps.sh or pass KDIR=" >&2; exit 1; }
-	@mkdir -p $(BUILD)
-	$(MAKE) -C $(KDIR) M=$(KMOD) W=1 modules 2>&1 | tee $(BUILD)/modules.log; \
+	@mkdir -p $(BUILD) $(MOD_DIR)
+	$(if $(MOD_ARCH),cd $(KMOD) && find . \( -name '*.[ch]' -o -name Kbuild -o -name Kconfig \) -print0 | \
+	  cpio -pdmu0 --quiet $(MOD_DIR))
+	$(MAKE) -C $(KDIR) M=$(MOD_DIR) $(MOD_ARGS) W=1 modules 2>&1 | tee $(MOD_LOG); \
 	  rc=$${PIPESTATUS[0]}; \
-	  if grep -q 'warning:' $(BUILD)/modules.log; then echo "kernel build has warnings (see build/modules.log)" >&2; exit 1; fi; exit $$rc
+	  if grep -q 'warning:' $(MOD_LOG); then echo "kernel build has warnings (see $(MOD_LOG))" >&2; exit 1; fi; exit $$rc
 
 # User space: C++20 with CMake; two jobs at most, like the machines it runs on.
 # ARCH=arm (or armhf) and ARCH=arm64 cross-build ppctl, without the unit tests,
@@ -65,8 +90,10 @@ test: deps
 	$(MAKE) check
 	$(MAKE) tools
 	$(MAKE) test-unit
+	$(MAKE) test-docs
 	tests/lab/run-all.sh
 	$(MAKE) test-drivers
+	$(MAKE) test-boards
 
 # Patched drivers, out of tree from the target kernel's own source:
 # ARCH=x86_64|arm64|arm (default: all three) -> build/drivers/<ARCH>/*.ko
@@ -79,8 +106,9 @@ test-drivers:
 	$(MAKE) tools ARCH=arm
 	tests/drivers/run.sh
 
-bench: modules
+bench: modules tools
 	scripts/bench/pool-bench.sh
+	scripts/bench/ppctld-cpu.sh
 
 regress: deps
 	$(MAKE) modules
@@ -94,6 +122,47 @@ run: deps
 	$(MAKE) modules
 	$(MAKE) tools
 	scripts/lab/demo.sh
+
+# Man pages ppctl(8), ppctld(8) from Documentation/ (rst2man) -> build/man/
+man:
+	scripts/docs/man.sh
+
+# The man pages (no docutils or groff warning), every Documentation .rst,
+# netlink.rst against the spec, bash completion against --help.
+test-docs: tools
+	tests/docs/run.sh
+
+# The board tarballs of both ARM targets, installed and run on qemu -M virt
+# with Debian's arm64 and armhf kernels.
+test-boards:
+	$(MAKE) dist-board ARCH=arm64
+	$(MAKE) dist-board ARCH=arm
+	python3 tests/boards/tarball.py arm64
+	python3 tests/boards/tarball.py arm
+
+# Install on this machine (modules for the running kernel, tools, unit, man
+# pages, completion); PREFIX=/usr/local, DESTDIR= for a staging root.
+PREFIX ?= /usr/local
+DIST_ARCH = $(or $(MOD_ARCH),x86_64)
+STAGE = $(BUILD)/stage-$(DIST_ARCH)
+INSTALL_ARGS = --prefix $(PREFIX)$(if $(DESTDIR), --destdir $(DESTDIR))
+install: modules tools man
+	scripts/dist/stage.sh $(DIST_ARCH) $(STAGE)
+	$(STAGE)/install.sh $(INSTALL_ARGS)
+
+uninstall:
+	scripts/install.sh --uninstall $(INSTALL_ARGS)
+
+# One tarball for a board: make dist-board ARCH=arm64|arm [KDIR=<board kernel
+# build tree>] -> build/dist/ppkit-<version>-<arch>-<kernel>.tar.gz; on the
+# board: tar xzf it, then ./install.sh
+dist-board: modules tools man
+	@test -n "$(MOD_ARCH)" || { echo "dist-board: pass ARCH=arm64 or ARCH=arm (and KDIR=<board kernel build tree>)" >&2; exit 1; }
+	scripts/dist/stage.sh $(DIST_ARCH) $(STAGE)/ppkit
+	@v=$$(sed -n 's/^version=//p' $(STAGE)/ppkit/MANIFEST); k=$$(sed -n 's/^kernel=//p' $(STAGE)/ppkit/MANIFEST); \
+	  n=ppkit-$$v-$(DIST_ARCH)-$$k; mkdir -p $(BUILD)/dist; rm -rf $(STAGE)/$$n; mv $(STAGE)/ppkit $(STAGE)/$$n; \
+	  tar -C $(STAGE) --owner=0 --group=0 -czf $(BUILD)/dist/$$n.tar.gz $$n && rm -rf $(STAGE)/$$n && \
+	  echo "dist-board: $(BUILD)/dist/$$n.tar.gz" && tar -tzvf $(BUILD)/dist/$$n.tar.gz
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(KMOD) clean

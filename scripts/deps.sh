@@ -32,6 +32,8 @@ PKGS=(
 	# cross .config silently drifts from Debian's), ARM guests
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-aarch64-linux-gnu g++-arm-linux-gnueabihf
 	dwarves qemu-system-arm
+	# release: man pages (rst2man, checked with groff), DKMS, board tarballs
+	python3-docutils groff-base dkms
 )
 # Debian architectures whose kernels and libraries the driver builds use.
 FOREIGN=(arm64 armhf)

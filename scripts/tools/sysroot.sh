@@ -1,5 +1,5 @@
 #!/bin/bash
-# A private sysroot of the libraries ppctl links against, for a cross target:
+# A private sysroot of the libraries ppctl and ppctld link against, for a cross target:
 # Debian's runtime and -dev packages of that architecture, downloaded and
 # unpacked under $PPKIT_CACHE/<target>/sysroot (never installed on the host:
 # no multiarch dependency resolution, no host package upgrades, and no
@@ -13,7 +13,11 @@ t=$(drv_target "${1:?usage: sysroot.sh arm|arm64}")
 [ "$t" != x86_64 ] || die "sysroot.sh: x86_64 builds natively"
 debarch=$(drv_debarch "$t")
 PKGS=(libnl-3-200 libnl-3-dev libnl-genl-3-200 libnl-genl-3-dev libfmt9 libfmt-dev
-      libbpf1 libbpf-dev libelf1 libelf-dev zlib1g zlib1g-dev)
+      libbpf1 libbpf-dev libelf1 libelf-dev zlib1g zlib1g-dev
+      # ppctld: prometheus-cpp's pull exposer on civetweb.  Its CMake package
+      # also looks for the push library and libcurl, which ppctld never links.
+      prometheus-cpp-dev libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0
+      libprometheus-cpp-push1.0 civetweb libcivetweb1 libcivetweb-dev libcurl4-openssl-dev libcurl4)
 # Header-only, architecture "all": in the sysroot too, so that a cross build
 # never puts the host's /usr/include on the target compiler's path.
 ALL=(nlohmann-json3-dev libcli11-dev)

@@ -368,3 +368,11 @@ TEST_CASE("an unknown interface is a usage error", "[cli][host][sim][xdp]")
 		CHECK_THAT(r.err, Catch::Contains("no interface 'ppkit-no-such-if0'"));
 	}
 }
+
+TEST_CASE("--version prints ppkit's version and exits 0", "[cli]")
+{
+	Result r = parse_args({"--version"});
+	CHECK_FALSE(r.parsed.options);
+	CHECK(r.parsed.exit == 0);
+	CHECK(r.out == std::string(PPKIT_VERSION) + "\n");
+}

@@ -346,3 +346,11 @@ TEST_CASE("ppctld refuses a bad configuration file", "[ppctld][config]")
 		refused({"--config", missing}, "missing.conf", true);
 	}
 }
+
+TEST_CASE("ppctld --version prints ppkit's version and exits 0", "[ppctld][config]")
+{
+	Result r = parse_args({"--version"});
+	CHECK_FALSE(r.parsed.config);
+	CHECK(r.parsed.exit == 0);
+	CHECK(r.out == std::string(PPKIT_VERSION) + "\n");
+}

@@ -342,6 +342,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	Options o;
 	CLI::App app{"Inspect and tune ppkit page pools (pp_backport), or the kernel's own.", "ppctl"};
 	app.require_subcommand(0, 1);
+	app.set_version_flag("--version", PPKIT_VERSION);
 	app.fallthrough();
 	app.get_formatter()->column_width(30);
 	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error.\n"

@@ -42,6 +42,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		     "metrics and the JSON API that `ppctl history` and `ppctl top` use.",
 		     "ppctld"};
 	app.get_formatter()->column_width(34);
+	app.set_version_flag("--version", PPKIT_VERSION);
 	app.footer("Settings come from the configuration file (key = value, the long option "
 		   "names) and the command line; a flag wins.\nSIGHUP reads both again; "
 		   "SIGTERM and SIGINT stop the daemon.  See Documentation/ppctld.rst.");
