@@ -40,7 +40,7 @@ endif
 TOOLS_BUILD := $(BUILD)/tools
 
 .PHONY: all modules tools test-unit deps run test test-kernel bench regress check clean help \
-	drivers test-drivers man test-docs test-boards install uninstall dist-board
+	drivers test-drivers man test-docs test-boards test-intree install uninstall dist-board
 
 all: modules tools
 
@@ -131,6 +131,12 @@ man:
 # netlink.rst against the spec, bash completion against --help.
 test-docs: tools
 	tests/docs/run.sh
+
+# kmod/ as drivers/net/ppkit/ of the Debian 6.1 source: Kconfig selects it
+# on Debian's config, the modules build in-tree (Documentation/intree.rst).
+# About 6 minutes the first time, one once /var/cache/ppkit/intree is warm.
+test-intree:
+	scripts/intree/test.sh
 
 # The board tarballs of both ARM targets, installed and run on qemu -M virt
 # with Debian's arm64 and armhf kernels.
