@@ -31,19 +31,7 @@ $PPCTLD -f --config /dev/null > /tmp/ppctld-cpu.log 2>&1 &
 D=$!
 # the pools ppctld follows, from its API's status reply
 follows() {
-	[ "$(python3 -c '
-import json, socket
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(5)
-s.connect("/run/ppctld.sock")
-s.sendall(b"{\"cmd\":\"status\"}\n")
-buf = b""
-while not buf.endswith(b"\n"):
-	d = s.recv(65536)
-	if not d:
-		break
-	buf += d
-print(json.loads(buf)["pools"])' 2>/dev/null)" = "$POOLS" ]
+	[ "$(python3 tests/lab/ppctld-api.py '{"cmd":"status"}' --field pools 2>/dev/null)" = "$POOLS" ]
 }
 for i in $(seq 80); do follows && break; sleep 0.25; done
 follows || die "ppctld does not follow $POOLS pools (log: $(tail -3 /tmp/ppctld-cpu.log))"

@@ -16,7 +16,6 @@ check or a kernel splat in the guest log.  The guest's output is kept in
 build/boards/ARCH.log.
 """
 import glob
-import gzip
 import os
 import re
 import shutil
@@ -28,17 +27,17 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'drivers'))
+import armvirt  # noqa: E402
 BAD = re.compile(r'BUG:|WARNING:|Oops|refcount_t|list_del corruption|ppkit.*leak|'
                  r'Kernel panic|disagrees about version|Unknown symbol|version magic')
-QEMU = {'arm64': ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'cortex-a72', '-smp', '2'],
-        'arm': ['qemu-system-arm', '-M', 'virt', '-cpu', 'cortex-a15', '-smp', '2']}
 
 
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     t = {'aarch64': 'arm64', 'armhf': 'arm'}.get(sys.argv[1], sys.argv[1])
-    if t not in QEMU:
+    if t not in armvirt.QEMU:
         sys.exit(f'tarball: unknown board architecture {sys.argv[1]}: use arm64 or arm')
     if len(sys.argv) == 3:
         tarball = os.path.abspath(sys.argv[2])
@@ -58,10 +57,7 @@ def main():
 
     work = tempfile.mkdtemp(prefix='ppk-board-')
     try:
-        rootfs = os.path.join(work, 'rootfs')
-        for d in ('bin', 'proc', 'sys', 'dev', 'root', 'run', 'tmp', 'etc', f'lib/modules/{krel}'):
-            os.makedirs(os.path.join(rootfs, d))
-        shutil.copy(os.path.join(root, 'bin/busybox'), os.path.join(rootfs, 'bin/busybox'))
+        rootfs = armvirt.rootfs(work, root, ('root', 'run', 'tmp', 'etc', f'lib/modules/{krel}'))
         shutil.copy(tarball, os.path.join(rootfs, 'root'))
         shutil.copy(os.path.join(HERE, 'tarball-guest.sh'), os.path.join(rootfs, 'tarball-guest.sh'))
         # The tools' shared libraries, from the same sysroot they were linked against.
@@ -75,29 +71,11 @@ def main():
             subprocess.run([os.path.join(ROOT, 'scripts/tools/guest-libs.sh'), t,
                             os.path.join(bins, b.name), rootfs], check=True,
                            env=dict(os.environ, SYSROOT=sysroot), stdout=subprocess.DEVNULL)
-        with open(os.path.join(rootfs, 'init'), 'w') as f:
-            f.write('#!/bin/busybox sh\n/bin/busybox --install -s /bin\n'
-                    'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev\n'
-                    'mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp\n'
-                    f'sh /tarball-guest.sh /root/{os.path.basename(tarball)}; echo "PPK_RC=$?"\n'
-                    'dmesg | tail -n 30; poweroff -f\n')
-        os.chmod(os.path.join(rootfs, 'init'), 0o755)
-        cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=rootfs,
-                              check=True, capture_output=True).stdout
-        initrd = os.path.join(work, 'initrd.gz')
-        with gzip.open(initrd, 'wb', compresslevel=1) as f:
-            f.write(cpio)
-        q = QEMU[t] + ['-m', '1024', '-nographic', '-no-reboot', '-kernel',
-                       os.path.join(root, f'boot/vmlinuz-{krel}'), '-initrd', initrd,
-                       '-append', 'console=ttyAMA0 panic=-1 loglevel=4']
         t0 = time.time()
-        try:
-            r = subprocess.run(q, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               timeout=900, errors='replace')
-            out, rc = r.stdout + r.stderr, 0
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode('utf-8', 'replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
-            rc = 124
+        out, rc = armvirt.boot(
+            t, root, krel, rootfs,
+            'mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp\n'
+            f'sh /tarball-guest.sh /root/{os.path.basename(tarball)}', smp=2, timeout=900)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     os.makedirs(os.path.join(ROOT, 'build/boards'), exist_ok=True)

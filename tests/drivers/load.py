@@ -11,13 +11,14 @@ then ours are unloaded in reverse.  No device is needed: the drivers
 register and wait for hardware that is not there.  Fails on any insmod or
 rmmod error, a version/symbol complaint or a splat in the guest log.
 """
-import gzip
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+import armvirt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
@@ -88,37 +89,10 @@ def main():
         rc = r.returncode
     else:
         work = tempfile.mkdtemp(prefix='ppk-load-')
-        rootfs = os.path.join(work, 'rootfs')
-        for d in ('bin', 'proc', 'sys', 'dev'):
-            os.makedirs(os.path.join(rootfs, d))
-        shutil.copy(os.path.join(root, 'bin/busybox'), os.path.join(rootfs, 'bin/busybox'))
+        rootfs = armvirt.rootfs(work, root)
         shutil.copytree(load, os.path.join(rootfs, 'load'))
         shutil.copy(os.path.join(HERE, 'load-guest.sh'), os.path.join(rootfs, 'load-guest.sh'))
-        with open(os.path.join(rootfs, 'init'), 'w') as f:
-            f.write('#!/bin/busybox sh\n/bin/busybox --install -s /bin\n'
-                    'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev\n'
-                    'sh /load-guest.sh /load; echo "PPK_RC=$?"; dmesg | tail -40; poweroff -f\n')
-        os.chmod(os.path.join(rootfs, 'init'), 0o755)
-        cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=rootfs,
-                              check=True, capture_output=True).stdout
-        initrd = os.path.join(work, 'initrd.gz')
-        with gzip.open(initrd, 'wb', compresslevel=1) as f:
-            f.write(cpio)
-        if t == 'arm64':
-            q = ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'cortex-a72']
-            con = 'ttyAMA0'
-        else:
-            q = ['qemu-system-arm', '-M', 'virt', '-cpu', 'cortex-a15']
-            con = 'ttyAMA0'
-        q += ['-m', '1024', '-nographic', '-no-reboot', '-kernel',
-              os.path.join(root, f'boot/vmlinuz-{krel}'), '-initrd', initrd,
-              '-append', f'console={con} panic=-1 loglevel=4']
-        try:
-            r = subprocess.run(q, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               timeout=600, errors='replace')
-            out, rc = r.stdout + r.stderr, 0
-        except subprocess.TimeoutExpired as e:
-            out, rc = (e.stdout or b'').decode('utf-8', 'replace') if isinstance(e.stdout, bytes) else (e.stdout or ''), 124
+        out, rc = armvirt.boot(t, root, krel, rootfs, 'sh /load-guest.sh /load')
         shutil.rmtree(work, ignore_errors=True)
         if 'PPK_RC=0' not in out:
             rc = rc or 1

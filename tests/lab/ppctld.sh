@@ -33,22 +33,7 @@ URL=http://127.0.0.1:$PORT/metrics
 T=$(mktemp -d)
 . tests/lab/checks.sh
 # api JSON: ppctld's reply to one request.
-api() {
-	python3 - "$1" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(5)
-s.connect("/run/ppctld.sock")
-s.sendall(sys.argv[1].encode() + b"\n")
-buf = b""
-while not buf.endswith(b"\n"):
-	d = s.recv(65536)
-	if not d:
-		break
-	buf += d
-print(buf.decode().strip())
-PY
-}
+api() { python3 tests/lab/ppctld-api.py "$1"; }
 # A UDP sink on port 7777 that reads everything (held pages would stall pools).
 start_sink() {
 	python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))

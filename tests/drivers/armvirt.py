@@ -1,0 +1,47 @@
+"""Boot Debian's ARM kernel of the lab on `qemu -M virt` with a busybox initramfs.
+
+Shared by tests/drivers/load.py and tests/boards/tarball.py.
+"""
+import gzip
+import os
+import shutil
+import subprocess
+
+QEMU = {'arm64': ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'cortex-a72'],
+        'arm': ['qemu-system-arm', '-M', 'virt', '-cpu', 'cortex-a15']}
+
+
+def rootfs(work, debian_root, dirs=()):
+    """A root under WORK with busybox from DEBIAN_ROOT (the target's unpacked Debian
+    packages, scripts/drivers/prepare.sh) and the directories init mounts on."""
+    r = os.path.join(work, 'rootfs')
+    for d in ('bin', 'proc', 'sys', 'dev') + tuple(dirs):
+        os.makedirs(os.path.join(r, d), exist_ok=True)
+    shutil.copy(os.path.join(debian_root, 'bin/busybox'), os.path.join(r, 'bin/busybox'))
+    return r
+
+
+def boot(target, debian_root, krel, root, commands, smp=1, timeout=600):
+    """Run shell COMMANDS as init in ROOT (from rootfs()), on Debian's kernel KREL
+    of TARGET; the guest prints PPK_RC=<exit status> and powers off.
+    Returns (console output, 0, or 124 on timeout)."""
+    with open(os.path.join(root, 'init'), 'w') as f:
+        f.write('#!/bin/busybox sh\n/bin/busybox --install -s /bin\n'
+                'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev\n'
+                f'{commands}\necho "PPK_RC=$?"; dmesg | tail -40; poweroff -f\n')
+    os.chmod(os.path.join(root, 'init'), 0o755)
+    cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=root,
+                          check=True, capture_output=True).stdout
+    initrd = os.path.join(os.path.dirname(root), 'initrd.gz')
+    with gzip.open(initrd, 'wb', compresslevel=1) as f:
+        f.write(cpio)
+    q = QEMU[target] + ['-smp', str(smp), '-m', '1024', '-nographic', '-no-reboot', '-kernel',
+                        os.path.join(debian_root, f'boot/vmlinuz-{krel}'), '-initrd', initrd,
+                        '-append', 'console=ttyAMA0 panic=-1 loglevel=4']
+    try:
+        r = subprocess.run(q, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=timeout, errors='replace')
+        return r.stdout + r.stderr, 0
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode('utf-8', 'replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
+        return out, 124
