@@ -130,7 +130,7 @@ man:
 # The man pages (no docutils or groff warning), every Documentation .rst,
 # netlink.rst against the spec, bash completion against --help.
 test-docs: tools
-	tests/docs/run.sh
+	DOCS_REQUIRE_BINARIES=1 tests/docs/run.sh
 
 # kmod/ as drivers/net/ppkit/ of the Debian 6.1 source: Kconfig selects it
 # on Debian's config, the modules build in-tree (Documentation/intree.rst).
