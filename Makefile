@@ -40,7 +40,7 @@ endif
 TOOLS_BUILD := $(BUILD)/tools
 
 .PHONY: all modules tools test-unit deps run test test-kernel bench regress check clean help \
-	drivers test-drivers man test-docs test-boards test-intree install uninstall dist-board
+	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full install uninstall dist-board
 
 all: modules tools
 
@@ -122,6 +122,15 @@ run: deps
 	$(MAKE) modules
 	$(MAKE) tools
 	scripts/lab/demo.sh
+
+# DKMS in the lab: built on the host (scripts/dkms.sh tarball), installed in
+# the guest, reboot, modprobe, uninstall (Documentation/dkms.rst).  -full:
+# the guest builds too (10-17 minutes under TCG; not in make test).
+test-dkms: modules tools
+	tests/lab/dkms.sh
+
+test-dkms-full: modules tools
+	tests/lab/dkms.sh --build-in-guest
 
 # Man pages ppctl(8), ppctld(8) from Documentation/ (rst2man) -> build/man/
 man:

@@ -3,6 +3,8 @@
 # every kernel (see Documentation/dkms.rst).
 #
 #   scripts/dkms.sh install [--kernel KREL]... [-n]
+#   scripts/dkms.sh tarball --kernel KREL... [--output FILE] [-n]
+#   scripts/dkms.sh install --tarball FILE [--kernel KREL]... [-n]
 #   scripts/dkms.sh uninstall [-n]
 #   scripts/dkms.sh status | version
 #
@@ -14,6 +16,16 @@
 #            (AUTOINSTALL).  Again with the same version: rebuilds from the
 #            tree's current sources.  Another ppkit version in DKMS is removed
 #            first.
+# tarball    builds the modules with DKMS for each --kernel KREL (its headers
+#            must be here, in /lib/modules/KREL/build) in a private DKMS tree,
+#            changing nothing of this machine's DKMS, and writes them as a
+#            binaries-only DKMS tarball (dkms mktarball --binaries-only), by
+#            default build/dkms/ppkit-VERSION-dkms-bin.tar.gz: for machines of
+#            the same kernel that have no compiler or headers.
+# install --tarball FILE
+#            installs such a tarball: dkms ldtarball, then dkms install -k KREL
+#            for each kernel it holds (or each --kernel KREL).  Nothing is
+#            built; a kernel installed later gets nothing (no sources).
 # uninstall  dkms remove ppkit/VERSION --all, and removes /usr/src/ppkit-VERSION.
 # status     dkms status of ppkit.
 # version    prints VERSION (PACKAGE_VERSION in dkms.conf, its one place).
@@ -36,22 +48,35 @@ SRC=$SRCROOT/$NAME-$VER
 [ $# -ge 1 ] || usage 1
 CMD=$1
 shift
-KERNELS=() DRY=0
+KERNELS=() DRY=0 TARBALL= OUTPUT=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k|--kernel)
 		[ $# -ge 2 ] || die "$1 needs a kernel release (e.g. $(uname -r))"
 		KERNELS+=("$2"); shift 2 ;;
+	--tarball)
+		[ $# -ge 2 ] || die "$1 needs a file (made by scripts/dkms.sh tarball)"
+		TARBALL=$2; shift 2 ;;
+	-o|--output)
+		[ $# -ge 2 ] || die "$1 needs a file name"
+		OUTPUT=$2; shift 2 ;;
 	-n|--dry-run) DRY=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) die "unknown option '$1' (see scripts/dkms.sh --help)" ;;
 	esac
 done
 case "$CMD" in
-install) ;;
-uninstall|status|version) [ ${#KERNELS[@]} -eq 0 ] || die "--kernel is for install only" ;;
+install) [ -z "$OUTPUT" ] || die "--output is for tarball only" ;;
+tarball)
+	[ -z "$TARBALL" ] || die "--tarball is for install only"
+	[ ${#KERNELS[@]} -gt 0 ] || die "tarball needs --kernel KREL (e.g. $(uname -r)): which kernel to build for"
+	;;
+uninstall|status|version)
+	[ ${#KERNELS[@]} -eq 0 ] || die "--kernel is for install and tarball only"
+	[ -z "$TARBALL$OUTPUT" ] || die "--tarball and --output are for install and tarball only"
+	;;
 -h|--help|help) usage 0 ;;
-*) die "unknown command '$CMD': install, uninstall, status or version" ;;
+*) die "unknown command '$CMD': install, tarball, uninstall, status or version" ;;
 esac
 [ "$CMD" = version ] && { echo "$VER"; exit 0; }
 
@@ -69,9 +94,59 @@ versions() { "$DKMS" status -m "$NAME" 2>/dev/null | sed -n "s|^$NAME/\([^,:]*\)
 built_for() { "$DKMS" status -m "$NAME" -v "$VER" 2>/dev/null | sed -n "s|^$NAME/$VER, \([^,]*\),.*|\1|p"; }
 has_headers() { [ -f "/lib/modules/$1/build/Makefile" ]; }
 
+# copy_sources DIR: kmod/ and dkms.conf into the new directory DIR, without
+# anything an earlier build left in kmod/.
+copy_sources() {
+	mkdir -p "$1"
+	tar -C "$REPO" --exclude-vcs --exclude='*.o' --exclude='*.ko' --exclude='*.ko.*' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='*.cmd' --exclude='*.order' \
+		--exclude='*.symvers' --exclude='*.a' --exclude='*.d' --exclude='*.dwo' \
+		--exclude='.tmp_versions' --exclude='.cache.mk' -cf - kmod | tar -C "$1" -xf -
+	cp "$CONF" "$1/dkms.conf"
+	chmod 755 "$1"
+}
+# check_kernels: each --kernel is installed here and has its headers.
+check_kernels() {
+	local k
+	for k in "${KERNELS[@]}"; do
+		[ -d "/lib/modules/$k" ] || die "kernel $k is not installed (no /lib/modules/$k): install linux-image-$k, or pick one of: $(cd /lib/modules && echo *)"
+		has_headers "$k" || die "no headers for kernel $k (/lib/modules/$k/build): apt-get install linux-headers-$k"
+	done
+}
+
 if [ "$CMD" = status ]; then
 	out=$("$DKMS" status -m "$NAME")
 	echo "${out:-$NAME: not in DKMS}"
+	exit 0
+fi
+
+if [ "$CMD" = tarball ]; then
+	check_kernels
+	OUTPUT=${OUTPUT:-$REPO/build/dkms/$NAME-$VER-dkms-bin.tar.gz}
+	case "$OUTPUT" in /*) ;; *) OUTPUT=$PWD/$OUTPUT ;; esac
+	echo "dkms.sh: $NAME $VER for kernel(s) ${KERNELS[*]} into $OUTPUT"
+	[ "$DRY" = 0 ] || { echo "+ (a private DKMS tree: dkms add, build -k KREL, mktarball --binaries-only)"; exit 0; }
+	priv=$(mktemp -d "${TMPDIR:-/tmp}/ppkit-dkms.XXXXXX")
+	trap 'rm -rf "$priv"' EXIT
+	copy_sources "$priv/src/$NAME-$VER"
+	mkdir -p "$priv/tree" "$priv/inst"
+	PD=("$DKMS" --dkmstree "$priv/tree" --sourcetree "$priv/src" --installtree "$priv/inst")
+	run "${PD[@]}" add "$NAME/$VER" > /dev/null || die "dkms add failed"
+	for k in "${KERNELS[@]}"; do
+		run "${PD[@]}" build "$NAME/$VER" -k "$k" || {
+			sed 's/^/    make.log: /' "$priv/tree/$NAME/$VER/build/make.log" 2>/dev/null | tail -n 40 >&2
+			die "build for $k failed (make.log above)"
+		}
+	done
+	mkdir -p "$(dirname "$OUTPUT")"
+	karg=()
+	for k in "${KERNELS[@]}"; do karg+=(-k "$k"); done
+	# dkms picks the compression from the name: the temporary ends the same.
+	part=$(dirname "$OUTPUT")/.$$.$(basename "$OUTPUT")
+	run "${PD[@]}" mktarball "$NAME/$VER" "${karg[@]}" --binaries-only --archive "$part" > /dev/null ||
+		die "dkms mktarball failed"
+	mv "$part" "$OUTPUT"
+	echo "dkms.sh: wrote $OUTPUT; on the target: sudo scripts/dkms.sh install --tarball $(basename "$OUTPUT")"
 	exit 0
 fi
 [ "$DRY" = 1 ] || [ "$(id -u)" = 0 ] || die "$CMD needs root: sudo scripts/dkms.sh $CMD"
@@ -87,7 +162,20 @@ if [ "$CMD" = uninstall ]; then
 fi
 
 # install: which kernels.
-if [ ${#KERNELS[@]} -eq 0 ]; then
+if [ -n "$TARBALL" ]; then
+	[ -f "$TARBALL" ] || die "no tarball $TARBALL (make one with: scripts/dkms.sh tarball --kernel KREL)"
+	in_tar=$(tar -tzf "$TARBALL" 2>/dev/null | sed -n 's|^\./dkms_main_tree/\([^/]*\)/[^/]*/$|\1|p' | sort -u)
+	tar -xzOf "$TARBALL" ./dkms_binaries_only/PACKAGE_VERSION 2>/dev/null | grep -qx "$VER" ||
+		die "$TARBALL is not a binaries-only DKMS tarball of $NAME $VER (made by scripts/dkms.sh tarball of this tree)"
+	if [ ${#KERNELS[@]} -eq 0 ]; then
+		mapfile -t KERNELS <<< "$in_tar"
+	fi
+	for k in "${KERNELS[@]}"; do
+		echo "$in_tar" | grep -Fxq "$k" ||
+			die "$TARBALL holds no modules for kernel $k (it has: $(echo $in_tar)): build one with scripts/dkms.sh tarball --kernel $k"
+		[ -d "/lib/modules/$k" ] || die "kernel $k is not installed here (no /lib/modules/$k)"
+	done
+elif [ ${#KERNELS[@]} -eq 0 ]; then
 	for d in /lib/modules/*/; do
 		k=$(basename "$d")
 		[ -d "$d/kernel" ] || continue		# leftovers of a removed kernel
@@ -99,10 +187,7 @@ if [ ${#KERNELS[@]} -eq 0 ]; then
 	done
 	[ ${#KERNELS[@]} -gt 0 ] || die "no installed kernel has its headers: apt-get install linux-headers-$(uname -r)"
 else
-	for k in "${KERNELS[@]}"; do
-		[ -d "/lib/modules/$k" ] || die "kernel $k is not installed (no /lib/modules/$k): install linux-image-$k, or pick one of: $(cd /lib/modules && echo *)"
-		has_headers "$k" || die "no headers for kernel $k (/lib/modules/$k/build): apt-get install linux-headers-$k"
-	done
+	check_kernels
 fi
 echo "dkms.sh: $NAME $VER for kernel(s): ${KERNELS[*]}"
 
@@ -113,35 +198,46 @@ for v in $(versions); do
 	[ ! -e "$SRCROOT/$NAME-$v" ] || run rm -rf "$SRCROOT/$NAME-$v"
 done
 
-# The sources, without anything an earlier build left in kmod/.
-echo "+ copy kmod/ and dkms.conf to $SRC"
-if [ "$DRY" = 0 ]; then
-	tmp=$(mktemp -d "$SRCROOT/.$NAME-$VER.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
-	tar -C "$REPO" --exclude-vcs --exclude='*.o' --exclude='*.ko' --exclude='*.ko.*' \
-		--exclude='*.mod' --exclude='*.mod.c' --exclude='*.cmd' --exclude='*.order' \
-		--exclude='*.symvers' --exclude='*.a' --exclude='*.d' --exclude='*.dwo' \
-		--exclude='.tmp_versions' --exclude='.cache.mk' -cf - kmod | tar -C "$tmp" -xf -
-	cp "$CONF" "$tmp/dkms.conf"
-	chmod 755 "$tmp"
-	rm -rf "$SRC"
-	mv "$tmp" "$SRC"
-	trap - EXIT
-fi
-
-if versions | grep -Fxq "$VER"; then
-	echo "dkms.sh: $NAME/$VER already added"
+if [ -n "$TARBALL" ]; then
+	# The prebuilt modules, no sources: what was there of this version goes.
+	if versions | grep -Fxq "$VER"; then
+		run "$DKMS" remove "$NAME/$VER" --all
+	fi
+	[ ! -e "$SRC" ] || run rm -rf "$SRC"
+	# dkms 3.0 ends ldtarball of a binaries-only tarball with status 1 when
+	# there are no sources (its last test is for them): judge by the result.
+	run "$DKMS" ldtarball "$TARBALL" || true
+	if [ "$DRY" = 0 ]; then
+		for k in "${KERNELS[@]}"; do
+			built_for | grep -Fxq "$k" || die "dkms ldtarball $TARBALL did not load the modules for $k"
+		done
+	fi
 else
-	run "$DKMS" add "$NAME/$VER"
+	echo "+ copy kmod/ and dkms.conf to $SRC"
+	if [ "$DRY" = 0 ]; then
+		tmp=$(mktemp -d "$SRCROOT/.$NAME-$VER.XXXXXX")
+		trap 'rm -rf "$tmp"' EXIT
+		copy_sources "$tmp"
+		rm -rf "$SRC"
+		mv "$tmp" "$SRC"
+		trap - EXIT
+	fi
+	if versions | grep -Fxq "$VER"; then
+		echo "dkms.sh: $NAME/$VER already added"
+	else
+		run "$DKMS" add "$NAME/$VER"
+	fi
 fi
 for k in "${KERNELS[@]}"; do
-	# Built before (for this kernel, from older sources): build it again.
-	if built_for | grep -Fxq "$k"; then
-		run "$DKMS" unbuild "$NAME/$VER" -k "$k"
+	if [ -z "$TARBALL" ]; then
+		# Built before (for this kernel, from older sources): build it again.
+		if built_for | grep -Fxq "$k"; then
+			run "$DKMS" unbuild "$NAME/$VER" -k "$k"
+		fi
+		run "$DKMS" build "$NAME/$VER" -k "$k" ||
+			die "build for $k failed: see /var/lib/dkms/$NAME/$VER/build/make.log"
 	fi
-	run "$DKMS" build "$NAME/$VER" -k "$k" ||
-		die "build for $k failed: see /var/lib/dkms/$NAME/$VER/build/make.log"
-	run "$DKMS" install "$NAME/$VER" -k "$k"
+	run "$DKMS" install "$NAME/$VER" -k "$k" || die "dkms install for $k failed"
 	if compgen -G "/lib/modules/$k/extra/ppkit/*.ko" > /dev/null; then
 		echo "dkms.sh: note: /lib/modules/$k/extra/ppkit (make install) holds ppkit modules too;" \
 			"modprobe takes DKMS's (updates/ comes first); make uninstall removes the others" >&2

@@ -2,21 +2,27 @@
 # DKMS in the lab: install in one guest boot, "reboot", the modules load by
 # modprobe, uninstall.  Run from the host (it starts the guests itself):
 #
-#   tests/lab/dkms.sh [--keep]
+#   tests/lab/dkms.sh [--build-in-guest] [--keep]
 #
 # Both boots share a fresh ext4 image (scripts/lab/run --disk), so what boot 1
 # writes to /usr/src, /var/lib/dkms and /lib/modules/KREL is there in boot 2.
-# Boot 1: scripts/dkms.sh install --kernel $(uname -r) (dkms builds every
-# module in the guest for the guest's kernel, from the headers the host root
-# provides), dkms status, where modinfo finds the modules (updates/dkms), their
-# vermagic, modprobe, ppsim's pool in ppctl, modprobe -r.
+# By default DKMS builds the modules on the host, for the guest's kernel from
+# its headers, in a private DKMS tree (scripts/dkms.sh tarball: dkms add,
+# build, mktarball --binaries-only), and boot 1 installs that tarball
+# (scripts/dkms.sh install --tarball: dkms ldtarball, dkms install, depmod).
+# --build-in-guest runs the whole of scripts/dkms.sh install in boot 1 instead
+# (dkms add, build, install, in the guest: 5 to 15 minutes under TCG, so not
+# part of make test; make test-dkms-full).
+# Boot 1 then checks dkms status, where modinfo finds the modules
+# (updates/dkms), their vermagic, modprobe, ppsim's pool in ppctl, modprobe -r.
 # Boot 2: nothing installed in this boot, yet modprobe ppsim loads ppsim and
 # pp_backport from updates/dkms; then scripts/dkms.sh uninstall, after which
 # modprobe fails; and the errors for a kernel without headers.
 # Prints "ok: ..." / "FAIL: ..." lines, the time of each boot and of the dkms
-# build, and ends with "dkms: N passed, N failed"; exits non-zero on failure.
+# steps, and ends with "dkms: N passed, N failed"; exits non-zero on failure.
 # --keep keeps the disk image (build/lab/dkms-*.img) for a look afterwards.
-# DKMS_LAB_TIMEOUT (seconds, default 1500) bounds each boot.
+# DKMS_LAB_TIMEOUT (seconds, default 600, 1500 with --build-in-guest) bounds
+# each boot.
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO" || exit 1
@@ -70,21 +76,34 @@ guest() {
 	boot1)
 		check "boot 1 starts with no ppkit in DKMS" [ -z "$(dkms status -m ppkit)" ]
 		t0=$SECONDS
-		scripts/dkms.sh install --kernel "$K" > /tmp/install.log 2>&1
-		rc=$?
-		echo "time: scripts/dkms.sh install (dkms add, build, install) $((SECONDS - t0)) s"
+		if [ -n "${2:-}" ]; then
+			scripts/dkms.sh install --tarball "$2" > /tmp/install.log 2>&1
+			rc=$?
+			echo "time: scripts/dkms.sh install --tarball (dkms ldtarball, install) $((SECONDS - t0)) s"
+			what="scripts/dkms.sh install --tarball $2"
+		else
+			scripts/dkms.sh install --kernel "$K" > /tmp/install.log 2>&1
+			rc=$?
+			echo "time: scripts/dkms.sh install (dkms add, build, install) $((SECONDS - t0)) s"
+			what="scripts/dkms.sh install --kernel $K"
+		fi
 		sed 's/^/    /' /tmp/install.log
 		if [ $rc -eq 0 ]; then
-			ok "scripts/dkms.sh install --kernel $K"
+			ok "$what"
 		else
-			bad "scripts/dkms.sh install --kernel $K (exit $rc)"
+			bad "$what (exit $rc)"
 			tail -n 40 "/var/lib/dkms/ppkit/$VER/build/make.log" 2>/dev/null | sed 's/^/    make.log: /'
 		fi
 		check "dkms status: ppkit/$VER installed for $K" [ "$(dkms_state "$K")" = installed ]
-		check "/usr/src/ppkit-$VER holds dkms.conf and kmod/'s sources, nothing built" sh -c "
-			[ -f /usr/src/ppkit-$VER/dkms.conf ] && [ -f /usr/src/ppkit-$VER/kmod/Kbuild ] &&
-			[ -f /usr/src/ppkit-$VER/kmod/pool/main.c ] &&
-			[ -z \"\$(find /usr/src/ppkit-$VER \( -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' \) -print -quit)\" ]"
+		if [ -n "${2:-}" ]; then
+			check "no sources in /usr/src: the tarball holds the built modules and dkms.conf only" \
+				sh -c "[ ! -e /usr/src/ppkit-$VER ] && [ -f /var/lib/dkms/ppkit/$VER/source/dkms.conf ]"
+		else
+			check "/usr/src/ppkit-$VER holds dkms.conf and kmod/'s sources, nothing built" sh -c "
+				[ -f /usr/src/ppkit-$VER/dkms.conf ] && [ -f /usr/src/ppkit-$VER/kmod/Kbuild ] &&
+				[ -f /usr/src/ppkit-$VER/kmod/pool/main.c ] &&
+				[ -z \"\$(find /usr/src/ppkit-$VER \( -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' \) -print -quit)\" ]"
+		fi
 		check "modinfo -n finds pp_backport, ppsim, pp_selftest, pp_bench in updates/dkms" modules_from_dkms "$K"
 		check "the lab fixtures pp_sockhold and pp_poolgen are not installed" \
 			sh -c "! modinfo -k $K pp_sockhold >/dev/null 2>&1 && ! modinfo -k $K pp_poolgen >/dev/null 2>&1"
@@ -134,14 +153,25 @@ guest() {
 
 if [ "${1:-}" = --guest ]; then
 	[ -n "${LAB_GUEST:-}" ] || { echo "dkms: --guest runs inside the lab only" >&2; exit 2; }
-	guest "$2"
+	guest "$2" "${3:-}"
 	exit $?
 fi
 
 # ----------------------------------------------------------------- host side
-KEEP=0
-[ "${1:-}" = --keep ] && KEEP=1
-TIMEOUT=${DKMS_LAB_TIMEOUT:-1500}
+KEEP=0 IN_GUEST=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--keep) KEEP=1 ;;
+	--build-in-guest) IN_GUEST=1 ;;
+	*) echo "dkms: unknown option '$1' (--build-in-guest, --keep)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if [ $IN_GUEST = 1 ]; then
+	TIMEOUT=${DKMS_LAB_TIMEOUT:-1500}
+else
+	TIMEOUT=${DKMS_LAB_TIMEOUT:-600}
+fi
 MKFS=$(command -v mkfs.ext4 || echo /sbin/mkfs.ext4)
 [ -x "$MKFS" ] || { echo "dkms: mkfs.ext4 missing: apt-get install e2fsprogs"; exit 1; }
 [ -x /usr/sbin/dkms ] || command -v dkms >/dev/null ||
@@ -156,10 +186,10 @@ truncate -s 1G "$IMG" && "$MKFS" -q -F -L ppkit-dkms "$IMG" ||
 # boot N: a guest on the image running this script's boot N, its checks counted here.
 T_ALL=$SECONDS
 boot() {
-	local n=$1 t0=$SECONDS rc out=build/lab/results/dkms-boot$1.out
+	local n=$1 t0=$SECONDS rc out=build/lab/results/dkms-boot$1.out arg=${2:-}
 	echo "== boot $n"
 	scripts/lab/run --disk "$IMG" --smp 2 --mem 1024 --timeout "$TIMEOUT" \
-		--log "build/lab/results/dkms-boot$n.dmesg" -- tests/lab/dkms.sh --guest "boot$n" > "$out" 2>&1
+		--log "build/lab/results/dkms-boot$n.dmesg" -- tests/lab/dkms.sh --guest "boot$n" $arg > "$out" 2>&1
 	rc=$?
 	cat "$out"
 	pass=$((pass + $(grep -c '^ok: ' "$out")))
@@ -172,7 +202,25 @@ boot() {
 	*) grep -q "^dkms boot $n: " "$out" || bad "boot $n: the lab failed (exit $rc)" ;;
 	esac
 }
-boot 1
+TARBALL=
+if [ $IN_GUEST = 0 ]; then
+	. scripts/lab/lib.sh
+	KVER=$(lab_kver) || { echo "dkms: no lab kernel"; exit 1; }
+	TARBALL=build/lab/dkms-bin-$KVER.tar.gz
+	t0=$SECONDS
+	if scripts/dkms.sh tarball --kernel "$KVER" --output "$TARBALL" > build/lab/results/dkms-tarball.out 2>&1; then
+		ok "on the host: scripts/dkms.sh tarball --kernel $KVER (dkms add, build, mktarball --binaries-only in a private tree)"
+	else
+		sed 's/^/    /' build/lab/results/dkms-tarball.out
+		bad "on the host: scripts/dkms.sh tarball --kernel $KVER"
+		echo "dkms: $pass passed, $failn failed"
+		exit 1
+	fi
+	echo "time: dkms build and mktarball on the host $((SECONDS - t0)) s"
+	check "the tarball holds the four modules for $KVER" sh -c "
+		tar -tzf $TARBALL | grep -c '^\./dkms_main_tree/$KVER/x86_64/module/\(pp_backport\|ppsim\|pp_selftest\|pp_bench\)\.ko\$' | grep -qx 4"
+fi
+boot 1 "$TARBALL"
 boot 2
 echo "time: total $((SECONDS - T_ALL)) s; disk image used $(du -m "$IMG" | cut -f1) MB"
 [ $KEEP = 0 ] || echo "dkms: kept $IMG"
