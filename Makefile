@@ -67,10 +67,16 @@ TOOLS_BIN = $(BUILD)/bin$(if $(TOOLS_ARCH),/$(TOOLS_ARCH))
 TOOLS_TRIPLET = $(if $(filter arm,$(TOOLS_ARCH)),arm-linux-gnueabihf,aarch64-linux-gnu)
 TOOLS_CMAKE = $(if $(TOOLS_ARCH), -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tools/cmake/cross.cmake \
 	-DPPKIT_TRIPLET=$(TOOLS_TRIPLET) -DPPKIT_SYSROOT=$$(scripts/tools/sysroot.sh $(TOOLS_ARCH)))
+# ccache (from scripts/deps.sh) when present: a compile seen before, in this
+# tree or another clone (paths under the tree are hashed relative to it), is
+# not run again.  CCACHE_DISABLE=1 turns it off.
+TOOLS_CCACHE = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 tools:
 	@command -v cmake >/dev/null || { echo "cmake missing: run scripts/deps.sh" >&2; exit 1; }
 	$(if $(filter-out x86_64 x86 amd64 arm armhf arm64 aarch64,$(ARCH)),$(error tools: unknown ARCH '$(ARCH)': use arm (armhf) or arm64))
-	cmake -S tools -B $(TOOLS_OUT) -DCMAKE_BUILD_TYPE=RelWithDebInfo$(TOOLS_CMAKE)
+	cmake -S tools -B $(TOOLS_OUT) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(TOOLS_CCACHE)$(TOOLS_CMAKE)
 	cmake --build $(TOOLS_OUT) -j2
 	@mkdir -p $(TOOLS_BIN)
 	cp -f $(TOOLS_OUT)/bin/ppctl $(TOOLS_BIN)/ppctl

@@ -19,6 +19,7 @@ PKGS=(
 	linux-source-6.1
 	# user space (tools/): C++20, CMake, netlink, CLI, JSON, formatting, tests
 	g++ cmake pkg-config
+	ccache			# make tools: native and cross builds reuse earlier compiles
 	libnl-3-dev libnl-genl-3-dev
 	libcli11-dev nlohmann-json3-dev libfmt-dev
 	catch2
