@@ -13,6 +13,12 @@
 #     --sparse    also run sparse (C=2); logs in build/drivers/ARCH/logs/
 #     KSRC=DIR    use this kernel source instead of Debian's linux-source-6.1
 #
+# The unpatched build depends on nothing of ppkit's but these scripts: its
+# result (modules, logs, the driver sources) is kept in
+# $PPKIT_CACHE/unpatched/KEY, KEY a hash of the kernel and source versions,
+# the compilers, sparse, the driver list and this script's files, and taken
+# from there the next time (PPKIT_NO_CACHE=1: always build).
+#
 # Output: build/drivers/ARCH/*.ko (pp_backport.ko and the drivers' modules),
 # logs in build/drivers/ARCH/logs/.  Fails on a patch that does not apply
 # exactly (no fuzz, no offset is fine), a compiler warning, or a vermagic that
@@ -52,6 +58,19 @@ srcver=$(make -s -C "$srcdir" kernelversion 2>/dev/null) || die "cannot read the
 margs=$(drv_make_args "$t")
 jobs=${JOBS:-$(nproc)}
 
+# unpatched_key: what the unpatched build depends on, hashed.
+unpatched_key() {
+	local cc
+	cc=$(echo "$margs" | sed -n 's/.*CROSS_COMPILE=\([^ ]*\).*/\1/p')gcc
+	{
+		echo "$t $krel $pkgver $srcver sparse=$sparse drivers=${drivers[*]}"
+		"$cc" --version | head -1
+		sparse --version
+		cd "$PPKIT_ROOT" && cat scripts/drivers/build.sh scripts/drivers/lib.sh \
+			drivers/Kbuild.glue drivers/*/driver.conf
+	} | sha256sum | cut -c1-16
+}
+
 out=$PPKIT_ROOT/build/drivers/$t
 [ $unpatched = 1 ] && out=$out/unpatched
 [ $fixes_only = 1 ] && out=$out/fixes-only
@@ -61,6 +80,17 @@ mkdir -p "$out" "$logs"
 # One build per output folder at a time: they share work/ and the modules.
 exec 8>"$out/.lock"
 flock 8
+
+cache=
+if [ $unpatched = 1 ] && [ -z "${KSRC:-}" ] && [ "${PPKIT_NO_CACHE:-0}" != 1 ]; then
+	cache=$PPKIT_CACHE/unpatched/$(unpatched_key)
+	if [ -f "$cache/done" ]; then
+		rm -rf "$out/work" "$logs" "$out"/*.ko
+		tar -C "$out" -xf "$cache/result.tar"
+		say "$t: unpatched ${drivers[*]}: from $cache (built $(cat "$cache/done"); PPKIT_NO_CACHE=1 builds again)"
+		exit 0
+	fi
+fi
 
 # Debian's vermagic for this kernel, from one of its own modules.
 debian_vermagic() {
@@ -105,18 +135,25 @@ for drv in "${drivers[@]}"; do
 	esac
 done
 
-# pp_backport for this target, from a copy of kmod/ (Kbuild writes next to the sources).
+# pp_backport for this target, from a copy of kmod/ (Kbuild writes next to
+# the sources); the unpatched drivers do not use it.
 pp=$work/pp_backport
 rm -rf "$pp"
 mkdir -p "$pp"
-cp -r "$PPKIT_ROOT/kmod/include" "$PPKIT_ROOT/kmod/pool" "$PPKIT_ROOT/kmod/Kbuild" "$pp/"
-find "$pp" \( -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' -o -name '*.order' -o -name Module.symvers \) -delete
-echo 'obj-m += pool/' >"$pp/Kbuild"
-kmake "$pp" "$logs/pp_backport.log"
-check_build_log "$logs/pp_backport.log" pp_backport
-check_vermagic "$pp/pool/pp_backport.ko"
-cp "$pp/pool/pp_backport.ko" "$out/"
-say "$t: pp_backport.ko ($krel)"
+extra=()
+if [ $unpatched = 0 ]; then
+	cp -r "$PPKIT_ROOT/kmod/include" "$PPKIT_ROOT/kmod/pool" "$PPKIT_ROOT/kmod/Kbuild" "$pp/"
+	find "$pp" \( -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' -o -name '*.order' -o -name Module.symvers \) -delete
+	echo 'obj-m += pool/' >"$pp/Kbuild"
+	kmake "$pp" "$logs/pp_backport.log"
+	check_build_log "$logs/pp_backport.log" pp_backport
+	check_vermagic "$pp/pool/pp_backport.ko"
+	cp "$pp/pool/pp_backport.ko" "$out/"
+	say "$t: pp_backport.ko ($krel)"
+	extra=(KBUILD_EXTRA_SYMBOLS="$pp/Module.symvers")
+else
+	rm -f "$out/pp_backport.ko" "$logs/pp_backport.log"
+fi
 
 for drv in "${drivers[@]}"; do
 	conf=$PPKIT_ROOT/drivers/$drv/driver.conf
@@ -160,12 +197,11 @@ for drv in "${drivers[@]}"; do
 	opts=($(grep -o 'obj-$(CONFIG_[A-Z0-9_]*)' "$dir/Makefile" | sed 's/obj-\$(\(.*\))/\1=/' | sort -u))
 	# shellcheck disable=SC2206
 	opts+=(${!cfgvar})
-	kmake "$dir" "$logs/$drv.log" "${opts[@]}" PPKIT_INCLUDE="$PPKIT_ROOT/kmod/include" \
-		KBUILD_EXTRA_SYMBOLS="$pp/Module.symvers"
+	kmake "$dir" "$logs/$drv.log" "${opts[@]}" PPKIT_INCLUDE="$PPKIT_ROOT/kmod/include" "${extra[@]}"
 	check_build_log "$logs/$drv.log" "$drv"
 	if [ $sparse = 1 ]; then
 		kmake "$dir" "$logs/$drv-sparse.log" "${opts[@]}" PPKIT_INCLUDE="$PPKIT_ROOT/kmod/include" \
-			KBUILD_EXTRA_SYMBOLS="$pp/Module.symvers" C=2
+			"${extra[@]}" C=2
 	fi
 	for ko in "$dir"/*.ko; do
 		check_vermagic "$ko"
@@ -173,3 +209,14 @@ for drv in "${drivers[@]}"; do
 	done
 	say "$t: $drv ($(cd "$dir" && ls ./*.ko | sed 's|^\./||' | tr '\n' ' '))"
 done
+
+# Keep the unpatched result: the modules, the logs and the driver sources
+# (tests/drivers/static.sh compares against them), no objects.
+if [ -n "$cache" ]; then
+	mkdir -p "$cache"
+	(cd "$out" && { find logs -type f; find work -type f \( -name '*.[ch]' -o -name Makefile \
+		-o -name Kconfig -o -name Kbuild \); ls ./*.ko; }) |
+		tar -C "$out" -cf "$cache/result.tar.$$" -T -
+	mv "$cache/result.tar.$$" "$cache/result.tar"
+	date -u +%FT%TZ > "$cache/done"
+fi
