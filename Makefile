@@ -40,7 +40,7 @@ endif
 TOOLS_BUILD := $(BUILD)/tools
 
 .PHONY: all modules tools test-unit deps run test test-kernel bench regress check clean help \
-	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full install uninstall dist-board
+	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-asan install uninstall dist-board
 
 all: modules tools
 
@@ -97,6 +97,7 @@ test: deps
 	$(MAKE) tools
 	$(MAKE) test-unit
 	$(MAKE) test-docs
+	$(MAKE) test-asan
 	tests/lab/run-all.sh
 	$(MAKE) test-drivers
 	$(MAKE) test-boards
@@ -128,6 +129,17 @@ run: deps
 	$(MAKE) modules
 	$(MAKE) tools
 	scripts/lab/demo.sh
+
+# ppctl and ppctld under AddressSanitizer and UBSan (build/tools-asan): the
+# unit tests, then bad command lines, configuration files, API requests and
+# HTTP garbage (tests/tools/input.sh).
+ASAN_BUILD := $(BUILD)/tools-asan
+test-asan:
+	cmake -S tools -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPPKIT_SANITIZE=ON $(TOOLS_CCACHE)
+	cmake --build $(ASAN_BUILD) -j2
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(ASAN_BUILD)/tests/unit/ppkit-unit-tests
+	tests/tools/input.sh $(ASAN_BUILD)/bin
 
 # DKMS in the lab: built on the host (scripts/dkms.sh tarball), installed in
 # the guest, reboot, modprobe, uninstall (Documentation/dkms.rst).  -full:

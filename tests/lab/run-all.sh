@@ -38,6 +38,7 @@ scenario ppctl-e2e $LAB --smp 2 -- tests/lab/ppctl-e2e.sh
 scenario ppsim $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
 scenario ppctld $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
 scenario dkms tests/lab/dkms.sh
+scenario netlink-fuzz $LAB --smp 2 -- tests/lab/fuzz.sh
 scenario lab-exit-status sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
 scenario lab-catches-splat tests/lab/splat-detect.sh
 

@@ -226,6 +226,22 @@ TEST_CASE("ppctld socket mode", "[ppctld][config]")
 	refused({"--socket-mode", "-1"}, "bad socket mode");
 }
 
+TEST_CASE("ppctld listen addresses", "[ppctld][config]")
+{
+	CHECK(parsed({"--listen", "[::1]:9105"}).listen == "[::1]:9105");
+	CHECK(parsed({"--listen", "localhost:1"}).listen == "localhost:1");
+	CHECK(parsed({"--listen", "127.0.0.1:65535"}).listen == "127.0.0.1:65535");
+	refused({"--listen", "127.0.0.1"}, "bad listen address '127.0.0.1': expected ADDR:PORT");
+	refused({"--listen", "127.0.0.1:99999"}, "bad listen address");
+	refused({"--listen", "127.0.0.1:0"}, "bad listen address");
+	refused({"--listen", ":9105"}, "bad listen address");
+	refused({"--listen", "127.0.0.1:"}, "bad listen address");
+	refused({"--listen", "127.0.0.1:91a5"}, "bad listen address");
+	refused({"--listen", "a b:9105"}, "bad listen address");
+	refused({"--listen", "[zz]:9105"}, "bad listen address");
+	refused({"--listen", std::string(300, '9') + ":1"}, "...': expected ADDR:PORT");
+}
+
 TEST_CASE("ppctld endpoints, sources and the rest", "[ppctld][config]")
 {
 	Config c = parsed({"--listen", "none", "--socket", "none"});

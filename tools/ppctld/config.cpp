@@ -27,6 +27,38 @@ CLI::Validator duration_check(const char *what, double min, double max)
 		"", "");
 }
 
+// --listen: "none", or ADDR:PORT (ADDR an IPv4 address or a host name, or
+// [IPv6]), PORT 1..65535; what civetweb's listening_ports takes.
+CLI::Validator listen_check()
+{
+	return CLI::Validator(
+		[](std::string &s) -> std::string {
+			const std::string bad = "bad listen address '" + s.substr(0, 64) +
+						(s.size() > 64 ? "...'" : "'") +
+						": expected ADDR:PORT (127.0.0.1:9105, [::1]:9105) or none";
+			if (s == "none")
+				return {};
+			const auto colon = s.rfind(':');
+			if (colon == std::string::npos || colon == 0 || colon + 1 == s.size() ||
+			    s.size() - colon - 1 > 5)
+				return bad;
+			const std::string addr = s.substr(0, colon), port = s.substr(colon + 1);
+			if (port.find_first_not_of("0123456789") != std::string::npos)
+				return bad;
+			const unsigned long p = std::stoul(port);
+			if (p < 1 || p > 65535)
+				return bad;
+			const bool v6 = addr.front() == '[' && addr.back() == ']' && addr.size() > 2 &&
+					addr.find_first_not_of("0123456789abcdefABCDEF:.", 1) == addr.size() - 1;
+			const bool name = addr.size() <= 253 &&
+					  addr.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+								 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") ==
+						  std::string::npos;
+			return v6 || name ? std::string() : bad;
+		},
+		"", "");
+}
+
 }  // namespace
 
 std::size_t Config::history_points() const
@@ -65,6 +97,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		->type_name("SRC");
 	app.add_option("-l,--listen", c.listen,
 		       "Prometheus endpoint address:port, or none (default 127.0.0.1:9105)")
+		->check(listen_check())
 		->type_name("ADDR");
 	app.add_option("--textfile", c.textfile,
 		       "also write the metrics to FILE every sample (node_exporter textfile)")
