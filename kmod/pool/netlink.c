@@ -166,8 +166,11 @@ static struct ppb_pool *ppkit_lookup(struct genl_info *info, int attr)
 {
 	struct ppb_pool *pool;
 
-	if (GENL_REQ_ATTR_CHECK(info, attr))
+	/* The missing attribute's type for tools, and words for people. */
+	if (GENL_REQ_ATTR_CHECK(info, attr)) {
+		NL_SET_ERR_MSG(info->extack, "no pool id: give the pool's id (see ppctl list)");
 		return ERR_PTR(-EINVAL);
+	}
 	pool = ppb_registry_find(nla_get_u32(info->attrs[attr]));
 	if (!pool) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr], "no such pool");

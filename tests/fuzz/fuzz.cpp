@@ -48,8 +48,8 @@ const CmdAttrs *cmd_attrs(std::uint8_t cmd)
 class Builder {
 public:
 	Builder(int family, std::uint32_t seq, std::uint16_t flags, std::uint8_t cmd,
-		std::uint8_t version = PPKIT_FAMILY_VERSION)
-		: msg_(nlmsg_alloc_size(kMaxMsg))
+		std::uint8_t version = PPKIT_FAMILY_VERSION, std::size_t size = 4096)
+		: msg_(nlmsg_alloc_size(size))
 	{
 		if (!msg_ || !genlmsg_put(msg_.get(), 0, seq, family, 0, flags, cmd, version))
 			throw std::bad_alloc();
@@ -288,7 +288,7 @@ Message Generator::make(Kind kind, std::uint32_t seq)
 	case Kind::Huge: {
 		m.cmd = real_cmd();
 		m.flags = normal_flags(m.cmd);
-		Builder b(fam, seq, m.flags, m.cmd);
+		Builder b(fam, seq, m.flags, m.cmd, PPKIT_FAMILY_VERSION, kMaxMsg);
 		if (chance(50)) {
 			const std::uint32_t n = 200 + pick(1800);
 			const CmdAttrs *ca = cmd_attrs(m.cmd);
@@ -395,6 +395,8 @@ bool core_rejection(const Message &m, int err, bool privileged)
 
 std::string check(const Message &m, const Reply &r, bool privileged)
 {
+	if (r.send_err && m.whole)
+		return fmt::format("sendmsg() refused a whole message ({})", r.send_err);
 	if (!m.whole)
 		return r.replied ? fmt::format("a message the kernel cannot read got a reply ({})", r.err)
 				 : "";

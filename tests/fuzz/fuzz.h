@@ -80,6 +80,7 @@ struct Reply {
 	bool replied = false;	// an NLMSG_ERROR or NLMSG_DONE for its seq
 	int err = 0;		// its error, 0 or a negative errno
 	std::string extack;	// its extended-ack message
+	int send_err = 0;	// sendmsg() refused the message: its negative errno
 };
 
 // May the kernel reject @m with @err and no extended-ack message?  Only the
@@ -90,7 +91,9 @@ struct Reply {
 bool core_rejection(const Message &m, int err, bool privileged);
 
 // The rules a reply to @m must follow; "" if it does, else what broke:
-//   - a message the kernel cannot read (Kind::TruncatedHeader) gets no reply;
+//   - a message the kernel cannot read (Kind::TruncatedHeader) gets no reply
+//     (or sendmsg() refuses it: an empty one gets ENODATA);
+//   - sendmsg() takes every other message;
 //   - every other request gets one;
 //   - a rejection carries an extended-ack message unless core_rejection();
 //   - without CAP_NET_ADMIN, pool-set is rejected with EPERM;

@@ -67,44 +67,63 @@ public:
 	RawSocket(const RawSocket &) = delete;
 	RawSocket &operator=(const RawSocket &) = delete;
 
-	void send(const std::vector<std::uint8_t> &b)
+	// 0, or the negative errno of a sendmsg() the kernel refused (an empty
+	// message: ENODATA).
+	int send(const std::vector<std::uint8_t> &b)
 	{
 		sockaddr_nl to{};
 		to.nl_family = AF_NETLINK;
-		if (sendto(fd_, b.data(), b.size(), 0, reinterpret_cast<sockaddr *>(&to), sizeof(to)) < 0 &&
-		    errno != EINVAL && errno != EMSGSIZE)
-			throw std::runtime_error(fmt::format("sendto: {}", std::strerror(errno)));
+		if (sendto(fd_, b.data(), b.size(), 0, reinterpret_cast<sockaddr *>(&to), sizeof(to)) < 0)
+			return -errno;
+		return 0;
 	}
 
-	// Messages until the ack of @probe_seq: what came for @seq is collected.
-	// Each message is followed by a NOOP with ACK (the probe), which the
-	// kernel answers after whatever it answers the message with.
+	// Send @msg and collect what comes back for @seq.  A NOOP with ACK (the
+	// probe, @probe_seq) follows it: the kernel answers it after whatever it
+	// answers the message with, so its ack ends the exchange, even for a
+	// message the kernel cannot read.  A dump request (@dump) is read to its
+	// end first: the kernel makes a dump's later parts only as they are read,
+	// so they would come after the probe's ack.
 	template <typename F>
 	Reply exchange(const std::vector<std::uint8_t> &msg, std::uint32_t seq, std::uint32_t probe_seq,
-		       F &&on_data)
+		       bool dump, F &&on_data)
 	{
-		send(msg);
+		Reply r;
+		r.send_err = send(msg);
+		if (dump && !r.send_err)
+			read(r, seq, 0, on_data);
 		nlmsghdr probe{};
 		probe.nlmsg_len = NLMSG_HDRLEN;
 		probe.nlmsg_type = NLMSG_NOOP;
 		probe.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 		probe.nlmsg_seq = probe_seq;
 		const auto *p = reinterpret_cast<const std::uint8_t *>(&probe);
-		send(std::vector<std::uint8_t>(p, p + sizeof(probe)));
-		Reply r;
+		if (int err = send(std::vector<std::uint8_t>(p, p + sizeof(probe))))
+			throw std::runtime_error(fmt::format("sending the probe: {}", std::strerror(-err)));
+		read(r, seq, probe_seq, on_data);
+		return r;
+	}
+
+private:
+	// Read until the NLMSG_ERROR/NLMSG_DONE of @seq (@probe_seq 0) or the
+	// probe's ack, noting in @r what came for @seq.
+	template <typename F>
+	void read(Reply &r, std::uint32_t seq, std::uint32_t probe_seq, F &on_data)
+	{
 		for (;;) {
 			const ssize_t n = recv(fd_, buf_.data(), buf_.size(), 0);
 			if (n < 0) {
 				if (errno == EINTR)
 					continue;
-				throw std::runtime_error(fmt::format("no answer to the probe: {}",
+				throw std::runtime_error(fmt::format("no answer from the kernel within 2 s: {}",
 								     std::strerror(errno)));
 			}
 			int len = static_cast<int>(n);
+			bool end = false;
 			for (auto *h = reinterpret_cast<nlmsghdr *>(buf_.data()); nlmsg_ok(h, len);
 			     h = nlmsg_next(h, &len)) {
-				if (h->nlmsg_seq == probe_seq && h->nlmsg_type == NLMSG_ERROR)
-					return r;
+				if (probe_seq && h->nlmsg_seq == probe_seq && h->nlmsg_type == NLMSG_ERROR)
+					end = true;
 				if (h->nlmsg_seq != seq)
 					continue;
 				r.replied = true;
@@ -112,14 +131,17 @@ public:
 					if (h->nlmsg_len >= NLMSG_HDRLEN + sizeof(int))
 						std::memcpy(&r.err, nlmsg_data(h), sizeof(int));
 					r.extack = nl::extack_message(h);
+					if (!probe_seq)
+						end = true;
 				} else {
 					on_data(h);
 				}
 			}
+			if (end)
+				return;
 		}
 	}
 
-private:
 	int fd_;
 	std::vector<std::uint8_t> buf_ = std::vector<std::uint8_t>(256 * 1024);
 };
@@ -139,9 +161,9 @@ public:
 		std::map<std::uint32_t, PoolConfig> out;
 		const std::uint32_t s = seq_++;
 		auto req = nl::genl_request(family_, PPKIT_CMD_POOL_GET, PPKIT_FAMILY_VERSION,
-					    NLM_F_DUMP | NLM_F_ACK);
+					    NLM_F_REQUEST | NLM_F_DUMP | NLM_F_ACK);
 		nlmsg_hdr(req.get())->nlmsg_seq = s;
-		Reply r = sock_.exchange(nl::to_bytes(req.get()), s, seq_++, [&](nlmsghdr *h) {
+		Reply r = sock_.exchange(nl::to_bytes(req.get()), s, seq_++, true, [&](nlmsghdr *h) {
 			nlattr *tb[PPKIT_A_POOL_MAX + 1] = {};
 			if (genlmsg_parse(h, 0, tb, PPKIT_A_POOL_MAX, nullptr) < 0 || !tb[PPKIT_A_POOL_ID])
 				throw std::runtime_error("a pool-get dump reply that does not parse");
@@ -180,7 +202,10 @@ public:
 		for (std::uint64_t i = 0; i < count; i++) {
 			const std::uint32_t s = seq_++;
 			Message m = gen.next(s);
-			Reply r = sock_.exchange(m.bytes, s, seq_++, [](nlmsghdr *) {});
+			// A dump the kernel reads and answers: a request with both
+			// NLM_F_DUMP bits, whole, with a generic netlink header.
+			const bool dump = m.whole && m.genl && m.request() && m.dump();
+			Reply r = sock_.exchange(m.bytes, s, seq_++, dump, [](nlmsghdr *) {});
 			tally_.count(m, r, privileged_);
 			std::string why = fuzz::check(m, r, privileged_);
 			// Only pool-set changes a pool; after every one that was

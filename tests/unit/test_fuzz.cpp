@@ -161,6 +161,10 @@ TEST_CASE("fuzz: the rules a reply must follow", "[fuzz]")
 
 	Message trunc = g.make(Kind::TruncatedHeader, 4);
 	CHECK(check(trunc, none, true).empty());
+	Reply refused{};
+	refused.send_err = -ENODATA;	// sendmsg() of an empty message
+	CHECK(check(trunc, refused, true).empty());
+	CHECK_FALSE(check(bad, refused, true).empty());	// but not of a whole one
 	CHECK_FALSE(check(trunc, einval_msg, true).empty());
 
 	Message valid;
