@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Guest side: load/unload cycles of pp_backport and ppsim under traffic,
+with a socket holding pool pages (its receive queue never read) at the
+moment of unload.
+
+    scripts/lab/run --smp 2 -- tests/lab/stress/reload.py [CYCLES]
+
+Each cycle: insmod pp_backport and ppsim, a two-queue ppsim device, a UDP
+socket bound to it that never reads, the generator at 20,000 frames/s into
+it.  Even cycles stop the traffic first and check every pool's books
+(pages_allocated = released + orphaned + cache + ring + in flight, and the
+socket holds pages); odd cycles unload with the generator still running.
+Then rmmod ppsim (its pools wait for the socket's pages) and rmmod
+pp_backport (it orphans them), and only then the socket closes.  A leak
+report or splat in the kernel log fails the lab run by itself.  Free memory
+(MemAvailable after dropping caches) is compared after the first cycle and
+after the last.  Ends with "reload: N passed, N failed".
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
+PPCTL = "build/bin/ppctl"
+CYCLES = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+# A leak of a ring's worth of pages (2 x 128) every cycle would be 50 MiB.
+TOLERANCE_KB = 16 * 1024
+passed = failed = 0
+
+
+def ok(what):
+    global passed
+    passed += 1
+    print("ok: " + what, flush=True)
+
+
+def bad(what):
+    global failed
+    failed += 1
+    print("FAIL: " + what, flush=True)
+
+
+def sh(*cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def mem_available():
+    subprocess.run(["sync"])
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+    time.sleep(0.5)
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1])
+    return 0
+
+
+def books(dev):
+    """Pools of @dev whose books do not balance, the pages lent to the stack
+    now, and the pages orphaned so far (lent past the pool's FIFO)."""
+    d = json.loads(sh(PPCTL, "--json", "stats"))
+    wrong, lent, orphaned, n = [], 0, 0, 0
+    for p in d["pools"]:
+        if p.get("ifname") != dev:
+            continue
+        n += 1
+        c, g = p["counters"], p["gauges"]
+        rhs = (c["pages_released"] + c["pages_orphaned"] + g["cache_pages"] + g["ring_pages"]
+               + g["inflight"])
+        if c["pages_allocated"] != rhs:
+            wrong.append(f"pool {p['id']}: allocated {c['pages_allocated']} != {rhs}")
+        lent += g["lent_pages"]
+        orphaned += c["pages_orphaned"]
+    if n == 0:
+        wrong.append(f"no pools of {dev}")
+    return wrong, lent, orphaned
+
+
+def loaded(m):
+    return os.path.isdir("/sys/module/" + m)
+
+
+def cycle(i, log):
+    running = i % 2 == 1
+    sh("insmod", "kmod/pool/pp_backport.ko")
+    sh("insmod", "kmod/sim/ppsim.ko", "devs=0")
+    dev = sh(PPCTL, "sim", "add", "--rx-queues", "2", "--ring-size", "128").strip()
+    # build_skb on the pool's pages: the socket's queue holds them
+    sh(PPCTL, "sim", "set", dev, "--rx", "zerocopy")
+    sh("ip", "link", "set", dev, "up")
+    sh("ip", "addr", "add", "10.82.0.1/24", "dev", dev)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)    # SO_RCVBUFFORCE: hold many frames
+    s.bind(("0.0.0.0", 7777))
+    try:
+        sh(PPCTL, "sim", "gen", "start", dev, "--size", "256", "--dst-port", "7777",
+           "--rate", "20000")
+        time.sleep(0.5)
+        if not running:
+            sh(PPCTL, "sim", "gen", "stop", dev)
+            time.sleep(0.2)
+        wrong, lent, orphaned = books(dev)
+        if not running:   # the books balance only when nothing moves
+            log["checked"] += 1
+            if wrong:
+                log["books"].append(f"cycle {i}: " + "; ".join(wrong))
+        if lent > 0:
+            log["held_cycles"] += 1
+        log["lent_max"] = max(log["lent_max"], lent)
+        log["orphaned"] += orphaned
+        mark = f"reload-stress: cycle {i} unload"
+        with open("/dev/kmsg", "w") as k:
+            k.write(mark + "\n")
+        sh("rmmod", "ppsim")
+        sh("rmmod", "pp_backport")
+        tail = sh("dmesg").split(mark, 1)[-1]
+        for line in tail.splitlines():
+            if "still held by the stack are orphaned" in line:
+                log["orphaned_at_unload"] += int(line.split(": unload: ")[1].split()[0])
+    finally:
+        s.close()
+    if loaded("ppsim") or loaded("pp_backport"):
+        raise RuntimeError("a module is still loaded after rmmod")
+
+
+def main():
+    subprocess.run(["ip", "link", "set", "lo", "up"])
+    log = {"checked": 0, "books": [], "lent_max": 0, "held_cycles": 0, "orphaned": 0,
+           "orphaned_at_unload": 0}
+    t0 = time.time()
+    done = 0
+    before = 0
+    for i in range(CYCLES):
+        try:
+            cycle(i, log)
+            done += 1
+        except Exception as e:    # report, stop: the next cycle would fail on the same
+            bad(f"cycle {i}: {e}")
+            break
+        if i == 0:    # the baseline: after one cycle has grown the caches it needs
+            before = mem_available()
+    secs = time.time() - t0
+    after = mem_available()
+    print(f"# {done} cycles in {secs:.0f} s; books checked in {log['checked']}; the socket "
+          f"held pool pages at {log['held_cycles']} unloads (at most {log['lent_max']}); "
+          f"{log['orphaned']} pages orphaned in all (lent past the FIFO), "
+          f"{log['orphaned_at_unload']} by pp_backport's unload; MemAvailable {before} kB after "
+          f"cycle 1, {after} kB after the last ({after - before:+d} kB)", flush=True)
+    if done == CYCLES:
+        ok(f"{CYCLES} load/unload cycles, half of them with the generator running at unload")
+    if log["books"]:
+        bad("pool books: " + " | ".join(log["books"][:5]))
+    else:
+        ok(f"every pool's books balance ({log['checked']} cycles checked, the socket holding pages)")
+    if log["held_cycles"] >= done // 2 and done:
+        ok(f"the socket held pool pages at {log['held_cycles']} of {done} unloads")
+    else:
+        bad(f"the socket held pool pages at only {log['held_cycles']} of {done} unloads")
+    if before - after <= TOLERANCE_KB:
+        ok(f"free memory back to within {TOLERANCE_KB // 1024} MiB of where it started "
+           f"({after - before:+d} kB)")
+    else:
+        bad(f"free memory {before - after} kB lower after {done} cycles")
+    print(f"reload: {passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+sys.exit(main())
