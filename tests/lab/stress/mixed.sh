@@ -1,0 +1,143 @@
+#!/bin/bash
+# Guest side: everything at once for DURATION seconds (default 60) on a
+# 4-vCPU guest:
+#   - ppsim traffic on all four RX queues of one device (a reading sink),
+#   - TCP across a ppsim pair in two namespaces, the receiver on another CPU
+#     than the RX queues' (skbs freed on another CPU: cross-CPU returns),
+#   - `ppctl set` ring resizes of the device's pools every 0.5 s,
+#   - XDP attach (drop, pass) and detach every 2 s,
+#   - `ethtool -G` every 3 s (rings and pools rebuilt under traffic),
+#   - ppctld sampling every 200 ms, /metrics scraped every second.
+#
+#   scripts/lab/run --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh [DURATION]
+#
+# Afterwards: every loop did its work, ppctld is alive and kept sampling,
+# every pool's books balance once the traffic stopped, the devices go and
+# both modules unload.  The lab fails the run on any kernel splat.  Ends
+# with "mixed: N passed, N failed".
+set -u
+cd "$(dirname "$0")/../../.."
+. tests/lab/checks.sh
+PPCTL=$PWD/build/bin/ppctl
+PPCTLD=$PWD/build/bin/ppctld
+DUR=${1:-60}
+T=$(mktemp -d)
+ncpu=$(nproc)
+echo "# $ncpu CPUs, $DUR s"
+
+insmod kmod/pool/pp_backport.ko
+insmod kmod/sim/ppsim.ko devs=0
+ip link set lo up
+dev=$($PPCTL sim add --rx-queues 4 --ring-size 256)
+$PPCTL sim set "$dev" --rx zerocopy > /dev/null
+ip link set "$dev" up
+ip addr add 10.83.0.1/24 dev "$dev"
+python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
+while True: s.recv(65536)' &
+sink=$!
+$PPCTL sim add --pair --rx-queues 2 --tx-queues 2 > "$T/pair"
+read -r a b <<< "$(tr '\n' ' ' < "$T/pair")"
+ip netns add stress
+ip link set "$b" netns stress
+ip addr add 10.84.0.1/24 dev "$a"; ip link set "$a" up
+ip -n stress addr add 10.84.0.2/24 dev "$b"; ip -n stress link set "$b" up; ip -n stress link set lo up
+$PPCTL sim set "$a" --irq-cpu 0 > /dev/null
+check "pair: ping across" ping -c 2 -W 5 10.84.0.2 > /dev/null
+for i in $(seq 50); do ss -lun 'sport = :7777' | grep -q 7777 && break; sleep 0.2; done
+
+$PPCTLD -f --config /dev/null --interval 200ms --socket "$T/api.sock" --listen 127.0.0.1:9105 \
+	> "$T/ppctld.log" 2>&1 &
+D=$!
+status() { python3 tests/lab/ppctld-api.py '{"cmd":"status"}' "$T/api.sock" --field samples 2>/dev/null; }
+wait_for 20 test -S "$T/api.sock"
+s0=$(status)
+
+END=$((SECONDS + DUR))
+# loop NAME PERIOD COMMAND...: COMMAND every PERIOD s until END; counts runs and failures.
+loop() {
+	local name=$1 period=$2 n=0 f=0
+	shift 2
+	while [ $SECONDS -lt $END ]; do
+		if "$@" > /dev/null 2>> "$T/$name.err"; then n=$((n + 1)); else f=$((f + 1)); fi
+		sleep "$period"
+	done
+	echo "$n $f" > "$T/$name.count"
+}
+resize() {	# every pool of $dev to a ring size drawn from four
+	local sizes=(64 256 1024 4096) id
+	for id in $($PPCTL stats | awk -v d="$dev/" 'index($2, d) == 1 { print $1 }'); do
+		# ethtool -G and XDP rebuild the pools: one may be gone since the list
+		$PPCTL set "$id" --ring-size "${sizes[RANDOM % 4]}" 2> "$T/set.err" ||
+			grep -q "no pool $id" "$T/set.err" || { cat "$T/set.err" >&2; return 1; }
+	done
+}
+xdp() {
+	local progs=(drop pass)
+	$PPCTL xdp attach "$dev" --prog "${progs[RANDOM % 2]}" && sleep 1 && $PPCTL xdp detach "$dev"
+}
+ringsz() { ethtool -G "$dev" rx $((128 << (RANDOM % 3))); }
+scrape() { curl -sf --max-time 5 http://127.0.0.1:9105/metrics | grep -q ppctld_samples_total; }
+
+$PPCTL sim gen start "$dev" --size 256 --dst-port 7777 --rate 20000 > /dev/null
+ip netns exec stress iperf3 -s -1 -D -B 10.84.0.2
+sleep 1
+taskset -c $((ncpu - 1)) iperf3 -c 10.84.0.2 -t "$DUR" -J > "$T/iperf.json" 2> "$T/iperf.err" &
+ipf=$!
+loop resize 0.5 resize &
+loop xdp 1 xdp &
+loop ethtool 3 ringsz &
+loop scrape 1 scrape &
+wait_for $((DUR + 30)) sh -c "[ \$(ls $T/*.count 2>/dev/null | wc -l) -ge 4 ]"
+wait $ipf
+ipf_rc=$?
+$PPCTL sim gen stop "$dev" > /dev/null
+for l in resize xdp ethtool scrape; do
+	read -r n f < "$T/$l.count"
+	echo "# $l: $n done, $f failed"
+	[ -s "$T/$l.err" ] && sort "$T/$l.err" | uniq -c | sort -rn | head -3 | sed 's/^/#   /'
+done
+read -r n f < "$T/resize.count"
+check "ring resizes under traffic ($n, $f failed)" test "$n" -ge 3 -a "$f" -eq 0
+read -r n f < "$T/xdp.count"
+check "XDP attach/detach under traffic ($n, $f failed)" test "$n" -ge 3 -a "$f" -eq 0
+read -r n f < "$T/ethtool.count"
+check "ethtool -G under traffic ($n, $f failed)" test "$n" -ge 3 -a "$f" -eq 0
+read -r n f < "$T/scrape.count"
+check "/metrics scrapes ($n, $f failed)" test "$n" -ge 3 -a "$f" -eq 0
+check "TCP across the pair all along (iperf3 exit $ipf_rc)" python3 -c "
+import json; d = json.load(open('$T/iperf.json')); b = d['end']['sum_received']['bytes']
+print('# iperf3: %.1f MB received' % (b / 1e6)); assert b > 0"
+s1=$(status)
+check "ppctld alive and sampling (${s0:-?} -> ${s1:-?} samples)" test "${s1:-0}" -gt $((${s0:-0} + DUR * 2))
+rx=$(cat "/sys/class/net/$dev/statistics/rx_packets")
+echo "# $dev: $rx frames received"
+sleep 1
+check "every pool's books balance after the traffic" python3 - "$PPCTL" "$dev" <<'PY'
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "--json", "stats"], capture_output=True, check=True).stdout)
+bad = []
+for p in d["pools"]:
+    if p.get("ifname") != sys.argv[2]:
+        continue
+    c, g = p["counters"], p["gauges"]
+    rhs = c["pages_released"] + c["pages_orphaned"] + g["cache_pages"] + g["ring_pages"] + g["inflight"]
+    if c["pages_allocated"] != rhs:
+        bad.append((p["id"], c["pages_allocated"], rhs))
+print("# pools of the device:", sum(1 for p in d["pools"] if p.get("ifname") == sys.argv[2]), "unbalanced:", bad)
+sys.exit(1 if bad else 0)
+PY
+kill -TERM $D; wait $D
+check "ppctld exits 0" test $? -eq 0
+kill $sink 2>/dev/null; wait $sink 2>/dev/null
+pkill iperf3
+ss -K -tn '( sport = :5201 or dport = :5201 )' > /dev/null
+ip netns exec stress ss -K -tn '( sport = :5201 or dport = :5201 )' > /dev/null
+for c in $(seq 0 $((ncpu - 1))); do taskset -c "$c" ping -c 1 -W 1 127.0.0.1 > /dev/null 2>&1; done
+ip netns del stress
+check "ppsim unloads" rmmod ppsim
+gone() { ! $PPCTL list 2>/dev/null | grep -q ppsim; }
+check "ppsim's pools all gone" wait_for 20 gone
+check "pp_backport unloads" rmmod pp_backport
+rm -rf "$T"
+echo "mixed: $pass passed, $failn failed"
+[ "$failn" -eq 0 ]
