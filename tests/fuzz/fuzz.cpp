@@ -178,11 +178,12 @@ Message Generator::make(Kind kind, std::uint32_t seq)
 	Message m;
 	m.kind = kind;
 	const int fam = target_.family;
+	// A real command with ordinary flags, unless the kind says otherwise.
+	m.cmd = real_cmd();
+	m.flags = normal_flags(m.cmd);
 
 	switch (kind) {
 	case Kind::Valid: {
-		m.cmd = real_cmd();
-		m.flags = normal_flags(m.cmd);
 		Builder b(fam, seq, m.flags, m.cmd);
 		if (m.cmd == PPKIT_CMD_POOL_GET) {
 			if (!m.dump() && !target_.pools.empty())
@@ -246,8 +247,6 @@ Message Generator::make(Kind kind, std::uint32_t seq)
 		break;
 	}
 	case Kind::WrongLength: {
-		m.cmd = real_cmd();
-		m.flags = normal_flags(m.cmd);
 		Builder b(fam, seq, m.flags, m.cmd);
 		const CmdAttrs *ca = cmd_attrs(m.cmd);
 		static constexpr std::size_t lens[] = {0, 1, 2, 3, 5, 6, 7, 8, 12, 64};
@@ -260,8 +259,6 @@ Message Generator::make(Kind kind, std::uint32_t seq)
 		break;
 	}
 	case Kind::Nested: {
-		m.cmd = real_cmd();
-		m.flags = normal_flags(m.cmd);
 		Builder b(fam, seq, m.flags, m.cmd);
 		const CmdAttrs *ca = cmd_attrs(m.cmd);
 		const int depth = 1 + static_cast<int>(pick(4));
@@ -286,8 +283,6 @@ Message Generator::make(Kind kind, std::uint32_t seq)
 		break;
 	}
 	case Kind::Huge: {
-		m.cmd = real_cmd();
-		m.flags = normal_flags(m.cmd);
 		Builder b(fam, seq, m.flags, m.cmd, PPKIT_FAMILY_VERSION, kMaxMsg);
 		if (chance(50)) {
 			const std::uint32_t n = 200 + pick(1800);
@@ -304,8 +299,6 @@ Message Generator::make(Kind kind, std::uint32_t seq)
 	}
 	case Kind::BadAttrLen:
 	case Kind::Trailing: {
-		m.cmd = real_cmd();
-		m.flags = normal_flags(m.cmd);
 		Builder b(fam, seq, m.flags, m.cmd);
 		const CmdAttrs *ca = cmd_attrs(m.cmd);
 		const std::uint32_t n = 1 + pick(3);
@@ -345,8 +338,6 @@ Message Generator::make(Kind kind, std::uint32_t seq)
 		break;
 	}
 	case Kind::ShortGenl: {
-		m.cmd = real_cmd();
-		m.flags = normal_flags(m.cmd);
 		Builder b(fam, seq, m.flags, m.cmd);
 		m.bytes = b.bytes();
 		m.bytes.resize(NLMSG_HDRLEN + pick(GENL_HDRLEN));
@@ -355,8 +346,6 @@ Message Generator::make(Kind kind, std::uint32_t seq)
 		break;
 	}
 	case Kind::TruncatedHeader: {
-		m.cmd = real_cmd();
-		m.flags = normal_flags(m.cmd);
 		Builder b(fam, seq, m.flags, m.cmd);
 		b.u32(cmd_attrs(m.cmd)->attrs[0], pool_id());
 		m.bytes = b.bytes();
