@@ -16,12 +16,14 @@ report or splat in the kernel log fails the lab run by itself.  Free memory
 (MemAvailable after dropping caches) is compared after the first cycle and
 after the last.  Ends with "reload: N passed, N failed".
 """
-import json
 import os
 import socket
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from books import books  # noqa: E402
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
 PPCTL = "build/bin/ppctl"
@@ -62,27 +64,6 @@ def mem_available():
     return 0
 
 
-def books(dev):
-    """Pools of @dev whose books do not balance, the pages lent to the stack
-    now, and the pages orphaned so far (lent past the pool's FIFO)."""
-    d = json.loads(sh(PPCTL, "--json", "stats"))
-    wrong, lent, orphaned, n = [], 0, 0, 0
-    for p in d["pools"]:
-        if p.get("ifname") != dev:
-            continue
-        n += 1
-        c, g = p["counters"], p["gauges"]
-        rhs = (c["pages_released"] + c["pages_orphaned"] + g["cache_pages"] + g["ring_pages"]
-               + g["inflight"])
-        if c["pages_allocated"] != rhs:
-            wrong.append(f"pool {p['id']}: allocated {c['pages_allocated']} != {rhs}")
-        lent += g["lent_pages"]
-        orphaned += c["pages_orphaned"]
-    if n == 0:
-        wrong.append(f"no pools of {dev}")
-    return wrong, lent, orphaned
-
-
 def loaded(m):
     return os.path.isdir("/sys/module/" + m)
 
@@ -106,7 +87,7 @@ def cycle(i, log):
         if not running:
             sh(PPCTL, "sim", "gen", "stop", dev)
             time.sleep(0.2)
-        wrong, lent, orphaned = books(dev)
+        wrong, lent, orphaned, _ = books(PPCTL, dev)
         if not running:   # the books balance only when nothing moves
             log["checked"] += 1
             if wrong:
