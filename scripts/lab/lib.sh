@@ -19,5 +19,34 @@ lab_kver() {
 	echo "$best"
 }
 
-# Lines of a guest kernel log that fail a lab run.
-LAB_FORBIDDEN='BUG:|WARNING:|Oops|refcount_t|list_del corruption|general protection|ppkit.*leak|page_pool.*(stalled|leak)|kmemleak: [0-9]+ new suspected|Kernel panic|soft lockup|hung_task|rcu.*stall'
+# The kernel a lab run boots, from LAB_KERNEL:
+#   debian (default)  Debian's 6.1 kernel (lab_kver), its modules in /lib/modules
+#   debug             the debug kernel scripts/lab/debug-kernel.sh built and cached
+# Sets KVER (its release), LAB_IMAGE (the bzImage) and LAB_MODROOT (the directory
+# holding lib/modules/KVER: / for Debian's kernel).
+LAB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+lab_kernel() {
+	local p dir
+	case "${LAB_KERNEL:-debian}" in
+	debian)
+		KVER=$(lab_kver) || return 1
+		LAB_IMAGE=/boot/vmlinuz-$KVER LAB_MODROOT=/
+		;;
+	debug)
+		p=$(LAB_KERNEL='' "$LAB_LIB_DIR/debug-kernel.sh" --print) || {
+			echo "lab: LAB_KERNEL=debug, but no debug kernel is built for this lab kernel: run scripts/lab/debug-kernel.sh (about an hour the first time)" >&2
+			return 1
+		}
+		read -r KVER dir <<<"$p"
+		LAB_IMAGE=$dir/vmlinuz LAB_MODROOT=$dir/root
+		;;
+	*)
+		echo "lab: LAB_KERNEL='$LAB_KERNEL': use debian (the default) or debug" >&2
+		return 1
+		;;
+	esac
+}
+
+# Lines of a guest kernel log that fail a lab run.  (kmemleak's verdict is the
+# report of the scan at the end of the run, scripts/lab/init, not a log line.)
+LAB_FORBIDDEN='BUG:|WARNING:|Oops|refcount_t|list_del corruption|general protection|ppkit.*leak|page_pool.*(stalled|leak)|UBSAN:|unregister_netdevice: waiting|Kernel panic|soft lockup|hung_task|rcu.*stall'

@@ -3,16 +3,18 @@
 # guest kernel (and virtio-blk/ext4 for `run --disk`), and scripts/lab/init.
 # Cached: rebuilt only when an input changes.
 #
-#   scripts/lab/mkinitrd.sh KVER OUT.cpio.gz
+#   scripts/lab/mkinitrd.sh KVER OUT.cpio.gz [MODROOT [IMAGE]]
+# MODROOT holds lib/modules/KVER (default /), IMAGE is the kernel (default
+# /boot/vmlinuz-KVER): a newer IMAGE rebuilds the initramfs.
 set -euo pipefail
-KVER=$1 OUT=$2
+KVER=$1 OUT=$2 MODROOT=${3:-/} IMAGE=${4:-/boot/vmlinuz-$1}
 HERE=$(cd "$(dirname "$0")" && pwd)
 BB=/bin/busybox
 [ -x "$BB" ] && file -L "$BB" | grep -q 'statically linked' || {
 	echo "lab: static busybox missing (busybox-static); run scripts/deps.sh" >&2; exit 1; }
 
 if [ -f "$OUT" ] && [ "$OUT" -nt "$HERE/init" ] && [ "$OUT" -nt "$0" ] &&
-   [ "$OUT" -nt "/boot/vmlinuz-$KVER" ]; then
+   [ "$OUT" -nt "$IMAGE" ]; then
 	exit 0
 fi
 
@@ -31,7 +33,7 @@ add_modules() {
 	local list=$1 what=$2 deps line b
 	shift 2
 	: > "$list"
-	deps=$(modprobe -S "$KVER" --show-depends -a "$@" 2>&1) || {
+	deps=$(modprobe -d "$MODROOT" -S "$KVER" --show-depends -a "$@" 2>&1) || {
 		echo "lab: cannot resolve the guest's $what modules for $KVER:" >&2
 		echo "$deps" >&2
 		exit 1

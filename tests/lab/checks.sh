@@ -3,6 +3,7 @@
 #   ok WHAT / bad WHAT       count a pass or a failure, print "ok: ..." / "FAIL: ..."
 #   check WHAT COMMAND...    ok if COMMAND succeeds, else bad
 #   wait_for SEC COMMAND...  until COMMAND succeeds, at most SEC seconds
+#   udp_sink [PORT]          a reading UDP socket in the background ($sink)
 # The test ends with: echo "NAME: $pass passed, $failn failed"
 pass=0 failn=0
 
@@ -20,4 +21,18 @@ wait_for() {
 		[ $SECONDS -ge $end ] && return 1
 		sleep 0.25
 	done
+}
+
+# udp_sink [PORT]: in the background, a UDP socket on PORT (default 7777)
+# that reads and drops everything (pages left unread would keep destroyed
+# pools waiting); sets $sink to its pid and returns once it is bound.
+udp_sink() {
+	local port=${1:-7777}
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+while True:
+    s.recv(65536)' "$port" &
+	sink=$!
+	wait_for 10 sh -c "ss -Hlun 'sport = :$port' | grep -q ."
 }

@@ -31,9 +31,7 @@ insmod kmod/sim/ppsim.ko devs=0
 dev=$($PPCTL sim add --rx-queues 2 --ring-size 256)
 ip link set "$dev" up
 ip addr add 10.81.0.1/24 dev "$dev"
-python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
-while True: s.recv(65536)' &
-sink=$!
+udp_sink 7777
 pair=$($PPCTL sim add --pair | head -1)
 check "ppsim devices with pools: $dev and a pair" sh -c "$PPCTL list | grep -q ppsim"
 rx0=$(cat "/sys/class/net/$dev/statistics/rx_packets")

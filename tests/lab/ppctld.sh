@@ -34,12 +34,6 @@ T=$(mktemp -d)
 . tests/lab/checks.sh
 # api JSON: ppctld's reply to one request.
 api() { python3 tests/lab/ppctld-api.py "$1"; }
-# A UDP sink on port 7777 that reads everything (held pages would stall pools).
-start_sink() {
-	python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
-while True: s.recv(65536)' &
-	sink=$!
-}
 # pp_backport and ppsim loaded, one ppsim device on a ppkit pool, up, with
 # an address and a sink.
 bring_up() {
@@ -49,7 +43,7 @@ bring_up() {
 	$PPCTL sim set "$dev" --pool ppkit --rx zerocopy > /dev/null
 	ip link set "$dev" up
 	ip addr add 10.80.0.1/24 dev "$dev"
-	start_sink
+	udp_sink 7777
 }
 # jq-less JSON field: jget JSON PYTHON-EXPR (on d)
 jget() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
@@ -207,7 +201,7 @@ grep "alert" "$T/syslog" | sed 's/^/# /'
 check "ppctl top shows them" sh -c "$PPCTL top -n 1 | grep -q leak-suspect"
 $PPCTL sim gen stop "$dev" > /dev/null
 kill $holder; wait $holder 2>/dev/null
-start_sink
+udp_sink 7777
 sleep 0.5
 $PPCTL sim gen start "$dev" --size 128 --dst-port 7777 --rate 2000 > /dev/null
 check "the socket closed: leak-suspect cleared" wait_for 15 alert_is leak-suspect 0

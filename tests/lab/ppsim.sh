@@ -12,6 +12,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 PPCTL=build/bin/ppctl
+. tests/lab/checks.sh	# wait_for, udp_sink; ok/check are this file's (TAP-like)
 pass=0 fail=0
 ok() { echo "ok - $*"; pass=$((pass + 1)); }
 nok() { echo "not ok - $*"; fail=$((fail + 1)); }
@@ -42,9 +43,7 @@ dev=$($PPCTL sim add --ring-size 128)
 ip link set "$dev" up
 ip addr add 10.80.0.1/24 dev "$dev"
 # a sink that reads (pages held unread would keep destroyed pools waiting)
-python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
-while True: s.recv(65536)' &
-sink=$!
+udp_sink 7777
 N=20000
 gen_count() {	# frames arrive: rx_packets grows by N, none missed
 	local before missed0 after missed1 i

@@ -1,6 +1,8 @@
 #!/bin/bash
 # Guest side: ppsim traffic while a memory hog leaves the kernel next to
-# nothing (the stock Debian kernel has no fail_page_alloc: a hog it is).
+# nothing, then (on a kernel with fault injection: the debug kernel of
+# scripts/lab/debug-kernel.sh; Debian's has none) while fail_page_alloc
+# fails atomic page allocations and failslab fails skb allocations.
 #
 #   scripts/lab/run --smp 2 --mem 1024 -- tests/lab/stress/pressure.sh [FRAMES]
 #
@@ -12,8 +14,17 @@
 # Checks: every frame is either received or counted as missed (a refill
 # that found no page leaves a descriptor empty: rx_missed_errors, and
 # rxN_alloc_fail in ethtool -S), the pools' books balance, free memory comes
-# back once the hog is gone, the modules unload.  The lab fails the run on
-# any kernel splat.  Ends with "pressure: N passed, N failed".
+# back once the hog is gone, the modules unload.
+# Fault phase (when /sys/kernel/debug/fail_page_alloc exists): the rings
+# shrink to 512, then with 10% of atomic page allocations failing (the
+# refills', GFP_ATOMIC) and 10% of the skb head allocations (napi_build_skb's
+# cache, where the driver must give the page back to its pool) they grow to
+# 4,096 and take FRAMES/2 frames.  Checks: faults were injected and refills
+# saw them (rxN_alloc_fail), every frame is received or missed, frames whose
+# skb could not be built are counted as drops, the books balance, traffic
+# flows once the faults stop.  The lab fails the run on any kernel splat
+# (and, on the debug kernel, on KASAN/lockdep reports and kmemleak's scan).
+# Ends with "pressure: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
 . tests/lab/checks.sh
@@ -30,10 +41,7 @@ dev=$($PPCTL sim add --rx-queues 2 --ring-size 512)
 $PPCTL sim set "$dev" --rx zerocopy > /dev/null
 ip link set "$dev" up
 ip addr add 10.85.0.1/24 dev "$dev"
-python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 7777))
-while True: s.recv(65536)' &
-sink=$!
-for i in $(seq 50); do ss -lun 'sport = :7777' | grep -q 7777 && break; sleep 0.2; done
+udp_sink 7777
 sync; echo 3 > /proc/sys/vm/drop_caches
 base=$(avail)
 echo "# MemAvailable before: $base kB"
@@ -70,14 +78,76 @@ sleep 1
 rx=$(($(sysstat rx_packets) - rx0)); miss=$(($(sysstat rx_missed_errors) - miss0)); af=$(($(allocfail) - af0))
 echo "# under pressure: $rx received, $miss missed, $af allocation failures; MemAvailable $(avail) kB"
 check "every frame received or counted as missed ($rx + $miss = $N)" test $((rx + miss)) -eq "$N"
-check "the hog was still there all along (not OOM-killed)" kill -0 $hog
-kill $hog 2>/dev/null; wait $hog 2>/dev/null
+# The rings want 32 MiB where 24 are left: the OOM killer may step in, and
+# must then pick the hog (oom_score_adj 1000), nothing else.
+if kill -0 $hog 2> /dev/null; then
+	ok "the hog held its memory all through the traffic"
+	kill $hog 2>/dev/null
+else
+	killed=$(dmesg | sed -n 's/.*Killed process \([0-9]*\) .*/\1/p' | sort -u | tr '\n' ' ')
+	echo "# the OOM killer took: ${killed:-nothing}"
+	check "only the hog was OOM-killed (pid $hog; killed: ${killed:-none})" test "$killed" = "$hog "
+fi
+wait $hog 2>/dev/null
 check "traffic flows again after the pressure" sh -c "
 	r0=\$(cat /sys/class/net/$dev/statistics/rx_packets)
 	$PPCTL sim gen start $dev --count 2000 --size 256 --dst-port 7777 --rate 20000 > /dev/null
 	sleep 2
 	[ \$((\$(cat /sys/class/net/$dev/statistics/rx_packets) - r0)) -eq 2000 ]"
 check "every pool's books balance" tests/lab/stress/books.py "$PPCTL" "$dev"
+
+FPA=/sys/kernel/debug/fail_page_alloc FSL=/sys/kernel/debug/failslab
+SKBC=/sys/kernel/slab/skbuff_head_cache/failslab
+# fault_on DIR PERCENT: fail PERCENT% of DIR's atomic allocations, anyone's,
+# at most a million times (what is left of `times` counts the injections).
+fault_on() {
+	echo Y > "$1/ignore-gfp-wait"; echo N > "$1/task-filter"; echo 0 > "$1/verbose"
+	echo 0 > "$1/space"; echo 1 > "$1/interval"; echo 1000000 > "$1/times"
+	echo "$2" > "$1/probability"
+}
+fault_off() { echo 0 > "$1/probability"; echo $((1000000 - $(cat "$1/times"))); }
+if [ -d "$FPA" ] && [ -d "$FSL" ]; then
+	echo "# fault injection: fail_page_alloc and failslab (skbuff_head_cache)"
+	ethtool -G "$dev" rx 512 > /dev/null 2>&1
+	echo N > "$FPA/ignore-gfp-highmem"; echo 0 > "$FPA/min-order"
+	# Only the skb heads: everything else that allocates atomically (9p,
+	# kmemleak's own objects) is left alone.
+	if echo 1 > "$SKBC" 2> /dev/null; then
+		echo Y > "$FSL/cache-filter"
+	else
+		bad "cannot mark skbuff_head_cache for failslab ($SKBC)"
+	fi
+	N2=$((N / 2))
+	rx0=$(sysstat rx_packets); miss0=$(sysstat rx_missed_errors); af0=$(allocfail)
+	drop0=$(sysstat rx_dropped)
+	fault_on "$FPA" 10
+	fault_on "$FSL" 10
+	ethtool -G "$dev" rx 4096 > "$T/ethtool.out" 2>&1
+	echo "# ethtool -G rx 4096 under faults: exit $? $(head -1 "$T/ethtool.out")"
+	$PPCTL sim gen start "$dev" --count "$N2" --size 256 --dst-port 7777 --rate 20000 > /dev/null
+	done_half() { [ $(($(sysstat rx_packets) - rx0 + $(sysstat rx_missed_errors) - miss0)) -ge "$N2" ]; }
+	wait_for 180 done_half
+	sleep 1
+	pinj=$(fault_off "$FPA"); sinj=$(fault_off "$FSL")
+	echo 0 > "$SKBC" 2> /dev/null; echo N > "$FSL/cache-filter"
+	rx=$(($(sysstat rx_packets) - rx0)); miss=$(($(sysstat rx_missed_errors) - miss0))
+	af=$(($(allocfail) - af0)); drop=$(($(sysstat rx_dropped) - drop0))
+	echo "# under faults: $pinj page and $sinj skb allocations failed; $rx received, $miss missed, $drop dropped, $af refill failures"
+	check "fail_page_alloc injected failures ($pinj)" test "$pinj" -gt 0
+	check "failslab injected skb failures ($sinj)" test "$sinj" -gt 0
+	check "the refills saw failed allocations ($af)" test "$af" -gt 0
+	check "every frame received or counted as missed under faults ($rx + $miss = $N2)" test $((rx + miss)) -eq "$N2"
+	# rx_dropped = the driver's drops + its refill failures
+	check "frames whose skb could not be built counted as drops ($((drop - af)))" test $((drop - af)) -gt 0
+	check "traffic flows again after the faults" sh -c "
+		r0=\$(cat /sys/class/net/$dev/statistics/rx_packets)
+		$PPCTL sim gen start $dev --count 2000 --size 256 --dst-port 7777 --rate 20000 > /dev/null
+		sleep 2
+		[ \$((\$(cat /sys/class/net/$dev/statistics/rx_packets) - r0)) -eq 2000 ]"
+	check "every pool's books balance after the faults" tests/lab/stress/books.py "$PPCTL" "$dev"
+else
+	echo "# no fail_page_alloc/failslab in this kernel ($(uname -r)): the fault phase needs the debug kernel (make test-debug)"
+fi
 kill $sink 2>/dev/null; wait $sink 2>/dev/null
 $PPCTL sim del "$dev" > /dev/null
 check "ppsim unloads" rmmod ppsim

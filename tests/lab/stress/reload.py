@@ -13,8 +13,12 @@ socket holds pages); odd cycles unload with the generator still running.
 Then rmmod ppsim (its pools wait for the socket's pages) and rmmod
 pp_backport (it orphans them), and only then the socket closes.  A leak
 report or splat in the kernel log fails the lab run by itself.  Free memory
-(MemAvailable after dropping caches) is compared after the first cycle and
-after the last.  Ends with "reload: N passed, N failed".
+(MemAvailable after dropping caches) is read after the first cycle and
+every fifth: its trend over the cycles after the tenth (least squares) must
+lose less than half a MiB a cycle, half of one ring's pages, and the last
+reading must be within 16 MiB of the first (plus, on a KASAN kernel, the
+quarantine of freed objects it keeps: 1/32 of the memory).
+Ends with "reload: N passed, N failed".
 """
 import os
 import socket
@@ -28,8 +32,10 @@ from books import books  # noqa: E402
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
 PPCTL = "build/bin/ppctl"
 CYCLES = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-# A leak of a ring's worth of pages (2 x 128) every cycle would be 50 MiB.
+# A leak of a ring's worth of pages (2 x 128, 1 MiB) every cycle would be
+# 50 MiB in all and a trend of -1,024 kB a cycle.
 TOLERANCE_KB = 16 * 1024
+TREND_LIMIT_KB = 512
 passed = failed = 0
 
 
@@ -62,6 +68,26 @@ def mem_available():
             if line.startswith("MemAvailable:"):
                 return int(line.split()[1])
     return 0
+
+
+def kasan_quarantine_kb():
+    """What a KASAN kernel may keep of freed objects (its quarantine: 1/32
+    of the memory), else 0."""
+    with open("/proc/kallsyms") as f:
+        if not any(line.rstrip().endswith(" kasan_quarantine_put") for line in f):
+            return 0
+    with open("/proc/meminfo") as f:
+        total = int(f.readline().split()[1])
+    return total // 32
+
+
+def trend(samples):
+    """Least-squares slope of (cycle, kB) samples, kB a cycle."""
+    n = len(samples)
+    mx = sum(c for c, _ in samples) / n
+    my = sum(v for _, v in samples) / n
+    sxx = sum((c - mx) ** 2 for c, _ in samples)
+    return sum((c - mx) * (v - my) for c, v in samples) / sxx if sxx else 0.0
 
 
 def loaded(m):
@@ -118,6 +144,7 @@ def main():
     t0 = time.time()
     done = 0
     before = 0
+    samples = []
     for i in range(CYCLES):
         try:
             cycle(i, log)
@@ -127,13 +154,21 @@ def main():
             break
         if i == 0:    # the baseline: after one cycle has grown the caches it needs
             before = mem_available()
+            samples.append((i, before))
+        elif i % 5 == 4 and i != CYCLES - 1:
+            samples.append((i, mem_available()))
     secs = time.time() - t0
     after = mem_available()
+    samples.append((done - 1, after))
+    late = [(c, v) for c, v in samples if c >= 10]
+    slope = trend(late) if len(late) >= 3 else 0.0
+    quarantine = kasan_quarantine_kb()
     print(f"# {done} cycles in {secs:.0f} s; books checked in {log['checked']}; the socket "
           f"held pool pages at {log['held_cycles']} unloads (at most {log['lent_max']}); "
           f"{log['orphaned']} pages orphaned in all (lent past the FIFO), "
           f"{log['orphaned_at_unload']} by pp_backport's unload; MemAvailable {before} kB after "
-          f"cycle 1, {after} kB after the last ({after - before:+d} kB)", flush=True)
+          f"cycle 1, {after} kB after the last ({after - before:+d} kB), trend from cycle 10 "
+          f"{slope:+.0f} kB a cycle over {len(late)} readings", flush=True)
     if done == CYCLES:
         ok(f"{CYCLES} load/unload cycles, half of them with the generator running at unload")
     if log["books"]:
@@ -144,11 +179,20 @@ def main():
         ok(f"the socket held pool pages at {log['held_cycles']} of {done} unloads")
     else:
         bad(f"the socket held pool pages at only {log['held_cycles']} of {done} unloads")
-    if before - after <= TOLERANCE_KB:
-        ok(f"free memory back to within {TOLERANCE_KB // 1024} MiB of where it started "
-           f"({after - before:+d} kB)")
+    if len(late) < 3:
+        bad(f"too few cycles ({done}) for a memory trend")
+    elif -slope < TREND_LIMIT_KB:
+        ok(f"no memory lost cycle after cycle (trend {slope:+.0f} kB a cycle, "
+           f"limit -{TREND_LIMIT_KB})")
     else:
-        bad(f"free memory {before - after} kB lower after {done} cycles")
+        bad(f"free memory falls {-slope:.0f} kB a cycle (limit {TREND_LIMIT_KB})")
+    limit = TOLERANCE_KB + quarantine
+    what = f"{TOLERANCE_KB // 1024} MiB" + (f" + {quarantine // 1024} MiB of KASAN quarantine"
+                                            if quarantine else "")
+    if before - after <= limit:
+        ok(f"free memory back to within {what} of where it started ({after - before:+d} kB)")
+    else:
+        bad(f"free memory {before - after} kB lower after {done} cycles (limit {what})")
     print(f"reload: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
