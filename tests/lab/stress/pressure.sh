@@ -33,6 +33,14 @@ N=${1:-100000}
 T=$(mktemp -d)
 avail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
 sysstat() { cat "/sys/class/net/$dev/statistics/$1"; }
+# flows: 2,000 more frames all arrive
+flows() {
+	local r0
+	r0=$(sysstat rx_packets)
+	$PPCTL sim gen start "$dev" --count 2000 --size 256 --dst-port 7777 --rate 20000 > /dev/null
+	sleep 2
+	[ $(($(sysstat rx_packets) - r0)) -eq 2000 ]
+}
 allocfail() { ethtool -S "$dev" | awk '/rx[0-9]+_alloc_fail:/ { s += $2 } END { print s + 0 }'; }
 
 insmod kmod/pool/pp_backport.ko
@@ -89,11 +97,7 @@ else
 	check "only the hog was OOM-killed (pid $hog; killed: ${killed:-none})" test "$killed" = "$hog "
 fi
 wait $hog 2>/dev/null
-check "traffic flows again after the pressure" sh -c "
-	r0=\$(cat /sys/class/net/$dev/statistics/rx_packets)
-	$PPCTL sim gen start $dev --count 2000 --size 256 --dst-port 7777 --rate 20000 > /dev/null
-	sleep 2
-	[ \$((\$(cat /sys/class/net/$dev/statistics/rx_packets) - r0)) -eq 2000 ]"
+check "traffic flows again after the pressure" flows
 check "every pool's books balance" tests/lab/stress/books.py "$PPCTL" "$dev"
 
 FPA=/sys/kernel/debug/fail_page_alloc FSL=/sys/kernel/debug/failslab
@@ -139,11 +143,7 @@ if [ -d "$FPA" ] && [ -d "$FSL" ]; then
 	check "every frame received or counted as missed under faults ($rx + $miss = $N2)" test $((rx + miss)) -eq "$N2"
 	# rx_dropped = the driver's drops + its refill failures
 	check "frames whose skb could not be built counted as drops ($((drop - af)))" test $((drop - af)) -gt 0
-	check "traffic flows again after the faults" sh -c "
-		r0=\$(cat /sys/class/net/$dev/statistics/rx_packets)
-		$PPCTL sim gen start $dev --count 2000 --size 256 --dst-port 7777 --rate 20000 > /dev/null
-		sleep 2
-		[ \$((\$(cat /sys/class/net/$dev/statistics/rx_packets) - r0)) -eq 2000 ]"
+	check "traffic flows again after the faults" flows
 	check "every pool's books balance after the faults" tests/lab/stress/books.py "$PPCTL" "$dev"
 else
 	echo "# no fail_page_alloc/failslab in this kernel ($(uname -r)): the fault phase needs the debug kernel (make test-debug)"
