@@ -23,36 +23,36 @@ static char *bug = "";
 module_param(bug, charp, 0444);
 MODULE_PARM_DESC(bug, "the bug to make on load: oob, leak or lockdep");
 
-#define FP_SIZE	24
+#define FP_OBJ_BYTES	24
 
 static DEFINE_MUTEX(fp_a);
 static DEFINE_MUTEX(fp_b);
 
 static noinline int fp_oob(void)
 {
-	char *p = kmalloc(FP_SIZE, GFP_KERNEL);
+	char *p = kmalloc(FP_OBJ_BYTES, GFP_KERNEL);
 	char c;
 
 	if (!p)
 		return -ENOMEM;
-	memset(p, 0, FP_SIZE);
+	memset(p, 0, FP_OBJ_BYTES);
 	/* one past the end: inside the slab object's padding, outside the object */
-	c = READ_ONCE(p[FP_SIZE]);
+	c = READ_ONCE(p[FP_OBJ_BYTES]);
 	kfree(p);
-	pr_info("pp_faultprobe: read %d one byte past a %d-byte object\n", c, FP_SIZE);
+	pr_info("pp_faultprobe: read %d one byte past a %d-byte object\n", c, FP_OBJ_BYTES);
 	return 0;
 }
 
 static noinline int fp_leak(void)
 {
-	char *p = kmalloc(FP_SIZE, GFP_KERNEL);
+	char *p = kmalloc(FP_OBJ_BYTES, GFP_KERNEL);
 
 	if (!p)
 		return -ENOMEM;
 	/* written, then forgotten: nothing refers to it once this returns */
-	memset(p, 0x5a, FP_SIZE);
+	memset(p, 0x5a, FP_OBJ_BYTES);
 	WRITE_ONCE(p[0], 'L');
-	pr_info("pp_faultprobe: leaked a %d-byte object\n", FP_SIZE);
+	pr_info("pp_faultprobe: leaked a %d-byte object\n", FP_OBJ_BYTES);
 	return 0;
 }
 
