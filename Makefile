@@ -49,6 +49,11 @@ deps:
 	scripts/deps.sh
 
 MOD_LOG ?= $(BUILD)/modules$(if $(MOD_ARCH),-$(MOD_ARCH)).log
+# make -n still runs the recipe's sub-make (it contains $(MAKE)): its dry-run
+# listing must not land in the log the warning check reads.
+ifneq (,$(findstring n,$(firstword -$(MAKEFLAGS))))
+MOD_LOG := /dev/null
+endif
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel headers at KDIR='$(KDIR)': run scripts/deps.sh or pass KDIR=" >&2; exit 1; }
 	@mkdir -p $(BUILD) $(MOD_DIR)
