@@ -368,8 +368,13 @@ TEST_CASE("metrics: the daemon's own", "[ppctld][metrics]")
 
 	// The collector shows the published snapshot.
 	SnapshotCollector collector(*t.store);
+	CHECK(collector.take_scrapes() == 0);
 	auto families = collector.Collect();
 	CHECK(families.size() == metric_families(*t.snap).size());
+	// ... and counts the scrapes for the daemon's heap trim.
+	collector.Collect();
+	CHECK(collector.take_scrapes() == 2);
+	CHECK(collector.take_scrapes() == 0);
 }
 
 TEST_CASE("metrics: an empty snapshot", "[ppctld][metrics]")

@@ -350,6 +350,13 @@ private:
 			std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
 			failed);
 		store_.publish();
+		// A scrape serialises every pool in a civetweb thread, whose arena
+		// glibc does not give back by itself (M_TRIM_THRESHOLD is high so
+		// that sampling reuses its heap): give it back one round after the
+		// scrape, when its text has been sent.
+		if (trim_pending_)
+			malloc_trim(0);
+		trim_pending_ = collector_->take_scrapes() > 0;
 		if (!cfg_.textfile.empty()) {
 			try {
 				write_textfile(cfg_.textfile, *store_.snapshot());
@@ -367,6 +374,7 @@ private:
 	Config cfg_;
 	Store store_;
 	std::shared_ptr<SnapshotCollector> collector_;
+	bool trim_pending_ = false;
 	ApiInfo info_;
 	std::vector<Backend> backends_;
 	Fd sig_, timer_;

@@ -163,6 +163,7 @@ std::vector<MetricFamily> metric_families(const Snapshot &s)
 
 std::vector<MetricFamily> SnapshotCollector::Collect() const
 {
+	scrapes_++;
 	return metric_families(*store_.snapshot());
 }
 

@@ -4,6 +4,8 @@
 // snapshot, so one scrape shows one sampling instant.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,9 +24,13 @@ class SnapshotCollector : public prometheus::Collectable {
 public:
 	explicit SnapshotCollector(const Store &store) : store_(store) {}
 	std::vector<prometheus::MetricFamily> Collect() const override;
+	// Scrapes served since the last call (the daemon trims its heap after
+	// them: one exposition of 1,000 pools is megabytes of text).
+	std::uint64_t take_scrapes() { return scrapes_.exchange(0); }
 
 private:
 	const Store &store_;
+	mutable std::atomic<std::uint64_t> scrapes_{0};
 };
 
 // The text exposition of @s.
