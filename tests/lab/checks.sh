@@ -4,6 +4,8 @@
 #   check WHAT COMMAND...    ok if COMMAND succeeds, else bad
 #   wait_for SEC COMMAND...  until COMMAND succeeds, at most SEC seconds
 #   udp_sink [PORT]          a reading UDP socket in the background ($sink)
+#   sim_sink_dev ADDR [ARGS] a ppsim device (ppctl sim add ARGS) that is up, has
+#                            ADDR/24 and a udp_sink on 7777 ($dev, $sink)
 # The test ends with: echo "NAME: $pass passed, $failn failed"
 pass=0 failn=0
 
@@ -35,4 +37,16 @@ while True:
     s.recv(65536)' "$port" &
 	sink=$!
 	wait_for 10 sh -c "ss -Hlun 'sport = :$port' | grep -q ."
+}
+
+# sim_sink_dev ADDR [ppctl sim add options]: a ppsim device in its default
+# zero-copy RX mode, up, with ADDR/24, its frames (to UDP port 7777) read by a
+# udp_sink; sets $dev and $sink.  Needs $PPCTL and ppsim loaded.
+sim_sink_dev() {
+	local addr=$1
+	shift
+	dev=$($PPCTL sim add "$@") || return 1
+	ip link set "$dev" up
+	ip addr add "$addr/24" dev "$dev"
+	udp_sink 7777
 }

@@ -28,10 +28,7 @@ T=$(mktemp -d)
 [ -x $FUZZ ] || { echo "FAIL: $FUZZ missing: make tools"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
 insmod kmod/pool/pp_backport.ko
 insmod kmod/sim/ppsim.ko devs=0
-dev=$($PPCTL sim add --rx-queues 2 --ring-size 256)
-ip link set "$dev" up
-ip addr add 10.81.0.1/24 dev "$dev"
-udp_sink 7777
+sim_sink_dev 10.81.0.1 --rx-queues 2 --ring-size 256
 pair=$($PPCTL sim add --pair | head -1)
 check "ppsim devices with pools: $dev and a pair" sh -c "$PPCTL list | grep -q ppsim"
 rx0=$(cat "/sys/class/net/$dev/statistics/rx_packets")

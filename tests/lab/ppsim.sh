@@ -39,11 +39,7 @@ insmod kmod/sim/ppsim.ko devs=0
 check "ppsim family answers" $PPCTL sim list
 
 # --- one device, generator in count mode, every knob ---------------------------
-dev=$($PPCTL sim add --ring-size 128)
-ip link set "$dev" up
-ip addr add 10.80.0.1/24 dev "$dev"
-# a sink that reads (pages held unread would keep destroyed pools waiting)
-udp_sink 7777
+sim_sink_dev 10.80.0.1 --ring-size 128
 N=20000
 gen_count() {	# frames arrive: rx_packets grows by N, none missed
 	local before missed0 after missed1 i

@@ -28,11 +28,7 @@ echo "# $ncpu CPUs, $DUR s"
 insmod kmod/pool/pp_backport.ko
 insmod kmod/sim/ppsim.ko devs=0
 ip link set lo up
-dev=$($PPCTL sim add --rx-queues 4 --ring-size 256)
-$PPCTL sim set "$dev" --rx zerocopy > /dev/null
-ip link set "$dev" up
-ip addr add 10.83.0.1/24 dev "$dev"
-udp_sink 7777
+sim_sink_dev 10.83.0.1 --rx-queues 4 --ring-size 256
 $PPCTL sim add --pair --rx-queues 2 --tx-queues 2 > "$T/pair"
 read -r a b <<< "$(tr '\n' ' ' < "$T/pair")"
 ip netns add stress

@@ -45,11 +45,7 @@ allocfail() { ethtool -S "$dev" | awk '/rx[0-9]+_alloc_fail:/ { s += $2 } END { 
 
 insmod kmod/pool/pp_backport.ko
 insmod kmod/sim/ppsim.ko devs=0
-dev=$($PPCTL sim add --rx-queues 2 --ring-size 512)
-$PPCTL sim set "$dev" --rx zerocopy > /dev/null
-ip link set "$dev" up
-ip addr add 10.85.0.1/24 dev "$dev"
-udp_sink 7777
+sim_sink_dev 10.85.0.1 --rx-queues 2 --ring-size 512
 sync; echo 3 > /proc/sys/vm/drop_caches
 base=$(avail)
 echo "# MemAvailable before: $base kB"
