@@ -170,8 +170,10 @@ test-stress: modules tools
 DEBUG_KMOD := $(BUILD)/kmod-debug
 modules-debug:
 	@p=$$(scripts/lab/debug-kernel.sh --print) || { \
-		echo "no debug kernel built: scripts/lab/debug-kernel.sh (about an hour, then cached)" >&2; exit 1; }; \
-	$(MAKE) modules KDIR=$${p#* }/build MOD_DIR=$(DEBUG_KMOD) MOD_LOG=$(BUILD)/modules-debug.log
+		echo "no debug kernel built: scripts/lab/debug-kernel.sh (about half an hour, then cached)" >&2; exit 1; }; \
+	kdir=$${p#* }/build; \
+	cc=$$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' $$kdir/.config); \
+	$(MAKE) modules KDIR=$$kdir MOD_DIR=$(DEBUG_KMOD) MOD_LOG=$(BUILD)/modules-debug.log MOD_ARGS=CC=$$cc
 
 test-debug: tools
 	scripts/lab/debug-kernel.sh

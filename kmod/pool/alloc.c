@@ -186,14 +186,24 @@ static void ppb_refill_from_ring(struct ppb_pool *pool)
 	unsigned int taken = 0;
 
 	u32 batch = READ_ONCE(pool->refill_batch);
+	bool bh = !in_softirq();
 
 	/*
 	 * Producers take the producer lock only; this one is shared with
-	 * pool-set alone, which may swap the ring's queue under it.
+	 * pool-set alone, which may swap the ring's queue under it.  The
+	 * allocating context is NAPI, or a driver filling its rings in
+	 * process context (ndo_open): BHs off there, as on the producer
+	 * side, so the lock is never held where a softirq can interrupt.
+	 * (Not even the emptiness test runs without it: a resize frees the
+	 * old queue.)
 	 */
+	if (bh)
+		local_bh_disable();
 	spin_lock(&r->consumer_lock);
 	if (__ptr_ring_empty(r)) {
 		spin_unlock(&r->consumer_lock);
+		if (bh)
+			local_bh_enable();
 		ppb_cinc(pool, PPB_C_EMPTY);
 		return;
 	}
@@ -214,6 +224,8 @@ static void ppb_refill_from_ring(struct ppb_pool *pool)
 		ppb_cache_push(pool, page);
 	}
 	spin_unlock(&r->consumer_lock);
+	if (bh)
+		local_bh_enable();
 	ppb_cadd(pool, PPB_C_RING_CONSUMED, taken);
 }
 

@@ -501,11 +501,16 @@ static void test_sync_max_len(void)
 	if (!pool)
 		return;
 	page = ppb_dev_alloc_pages(pool);
-	/* Every fresh page of the bulk refill is synced once, max_len bytes. */
+	/*
+	 * Every fresh page of the refill is synced once, max_len bytes.  (A
+	 * refill is a batch, or a single page when the page allocator's bulk
+	 * path declines: a debug kernel's node short of free pages.)
+	 */
 	calls = st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE);
 	bytes = st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES);
-	EXPECT(calls == PPB_REFILL_BATCH && bytes == calls * 1536, "%llu syncs, %llu bytes",
-	       calls, bytes);
+	EXPECT(calls && calls == st_stat(pool, PPB_STAT_PAGES_ALLOCATED) && bytes == calls * 1536,
+	       "%llu syncs, %llu bytes, %llu pages", calls, bytes,
+	       st_stat(pool, PPB_STAT_PAGES_ALLOCATED));
 	ppb_put_page(pool, page, 100, false);		/* device wrote 100 bytes */
 	EXPECT(st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - bytes == 100, "100 bytes");
 	page = ppb_dev_alloc_pages(pool);
@@ -521,6 +526,7 @@ struct st_map {
 	struct ppb_pool *pool;
 	dma_addr_t first;
 	struct page *page;
+	u64 allocated;		/* pages the first refill brought in */
 	bool stable;
 };
 
@@ -531,6 +537,7 @@ static void st_map_fn(void *arg)
 
 	m->page = ppb_dev_alloc_pages(m->pool);
 	m->first = ppb_get_dma_addr(m->page);
+	m->allocated = st_stat(m->pool, PPB_STAT_PAGES_ALLOCATED);
 	m->stable = true;
 	ppb_recycle_direct(m->pool, m->page);
 	for (i = 0; i < 1000; i++) {
@@ -552,7 +559,7 @@ static void test_dma_mapped_once(void)
 	st_in_softirq(st_map_fn, &m);
 	EXPECT(m.first && m.stable, "same page, same mapping over 1000 recycles");
 	EXPECT(m.first == page_to_phys(m.page), "dma-direct address");
-	EXPECT(st_stat(m.pool, PPB_STAT_PAGES_ALLOCATED) == PPB_REFILL_BATCH,
+	EXPECT(m.allocated && st_stat(m.pool, PPB_STAT_PAGES_ALLOCATED) == m.allocated,
 	       "no page entered (and was mapped) twice");
 	st_consistent(m.pool, 0);
 	ppb_pool_destroy(m.pool);

@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/netdevice.h>
+#include <linux/etherdevice.h>
 #include <linux/skbuff.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
@@ -40,34 +41,42 @@ static struct sk_buff *sh_datagram(struct ppb_pool *pool, unsigned int seq)
 	struct sk_buff *skb;
 	struct udphdr *uh;
 	struct iphdr *iph;
+	struct ethhdr *eth;
 	u8 *payload;
 
 	if (!page)
 		return NULL;
-	skb = ppb_build_skb(pool, page, NET_SKB_PAD, len);
+	skb = ppb_build_skb(pool, page, NET_SKB_PAD, ETH_HLEN + len);
 	if (!skb) {
 		ppb_put_page(pool, page, -1, false);
 		return NULL;
 	}
-	skb_reset_network_header(skb);
-	iph = ip_hdr(skb);
+	/*
+	 * A frame as loopback receives one: the packet socket reads its
+	 * link-layer header (dev_parse_header()), so there must be one.
+	 */
+	eth = (struct ethhdr *)skb->data;
+	eth_zero_addr(eth->h_dest);
+	eth_zero_addr(eth->h_source);
+	eth->h_proto = htons(ETH_P_IP);
+	iph = (struct iphdr *)(eth + 1);
 	*iph = (struct iphdr) {
 		.version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
 		.tot_len = htons(len),
 		.saddr = htonl(INADDR_LOOPBACK), .daddr = htonl(INADDR_LOOPBACK),
 	};
 	ip_send_check(iph);
-	skb_set_transport_header(skb, sizeof(*iph));
-	uh = udp_hdr(skb);
+	uh = (struct udphdr *)(iph + 1);
 	*uh = (struct udphdr) {
 		.source = htons(port + 1), .dest = htons(port),
 		.len = htons(sizeof(*uh) + SH_PAYLOAD),
 	};
 	payload = (u8 *)(uh + 1);
 	memset(payload, 'a' + seq % 26, SH_PAYLOAD);
-	skb->protocol = htons(ETH_P_IP);
-	skb->dev = init_net.loopback_dev;
-	skb->pkt_type = PACKET_HOST;
+	/* Sets the MAC header, skb->dev and pkt_type, and pulls the header. */
+	skb->protocol = eth_type_trans(skb, init_net.loopback_dev);
+	skb_reset_network_header(skb);
+	skb_set_transport_header(skb, sizeof(*iph));
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 	return skb;
 }

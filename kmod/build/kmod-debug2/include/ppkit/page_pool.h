@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ppkit page_pool backport: the driver-facing API.
+ *
+ * Mirrors the kernel's page_pool closely enough that moving a driver is a
+ * rename (page_pool_ -> ppb_), but never shares state or symbols with it:
+ * pages of a ppkit pool never carry pp_magic and skbs built on them never
+ * set pp_recycle, so the kernel's own page_pool cannot mistake them for its
+ * own.  Pages handed up the stack come back without any core-kernel hook:
+ * the pool keeps a reference bias on each of its pages and reclaims a page
+ * once the stack's references are gone (see Documentation/pool.rst).
+ */
+#ifndef _PPKIT_PAGE_POOL_H
+#define _PPKIT_PAGE_POOL_H
+
+#include <linux/types.h>
+#include <linux/mm.h>
+#include <linux/dma-mapping.h>
+
+struct ppb_pool;
+struct sk_buff;
+struct napi_struct;
+
+/* The pool DMA-maps pages when they enter it and unmaps them when they leave. */
+#define PPB_FLAG_DMA_MAP	BIT(0)
+/*
+ * The pool syncs recycled pages for the device, and only the part the device
+ * may have written (max_len from offset, or less if the driver says so).
+ * Needs PPB_FLAG_DMA_MAP.
+ */
+#define PPB_FLAG_DMA_SYNC_DEV	BIT(1)
+#define PPB_FLAG_ALL		(PPB_FLAG_DMA_MAP | PPB_FLAG_DMA_SYNC_DEV)
+
+#define PPB_POOL_SIZE_MAX	32768
+/* Pages kept in the NAPI-local cache; a refill moves half of it at once. */
+#define PPB_CACHE_SIZE		128
+#define PPB_REFILL_BATCH	64	/* default, and the most pool-set allows */
+/* Pages lent to the stack that a pool tracks, per ring entry (power of two). */
+#define PPB_LENT_PER_RING	4
+
+struct ppb_params {
+	unsigned int flags;		/* PPB_FLAG_* */
+	unsigned int order;		/* pages are 2^order system pages */
+	unsigned int pool_size;		/* recycle ring entries, 1..32768 */
+	int nid;			/* NUMA node, or NUMA_NO_NODE: the CPU's */
+	struct device *dev;		/* device the pages are mapped for */
+	struct napi_struct *napi;	/* NAPI instance that allocates, if any */
+	enum dma_data_direction dma_dir; /* DMA_FROM_DEVICE or DMA_BIDIRECTIONAL */
+	unsigned int offset;		/* where the device starts writing */
+	unsigned int max_len;		/* the most the device writes from offset */
+	const char *owner;		/* driver or module name, for reports */
+	struct net_device *netdev;	/* the netdev the pool serves, if any */
+	unsigned int queue;		/* and its RX queue */
+};
+
+/*
+ * Statistics, always on.  The first group carries the kernel's page_pool
+ * counter names and meanings (events, not pages); the second counts pages so
+ * that hit and recycle rates are exact.  Keep in sync with ppb_stat_names[].
+ */
+enum ppb_stat {
+	/* allocation events */
+	PPB_STAT_ALLOC_FAST,		/* served from the cache */
+	PPB_STAT_ALLOC_SLOW,		/* order-0 bulk refill from the allocator */
+	PPB_STAT_ALLOC_SLOW_HIGH_ORDER,	/* order>0 page from the allocator */
+	PPB_STAT_ALLOC_EMPTY,		/* cache and ring were both empty */
+	PPB_STAT_ALLOC_REFILL,		/* served after a refill from recycled stock */
+	PPB_STAT_ALLOC_WAIVE,		/* page from the ring on a foreign node */
+	/* recycle events (pages) */
+	PPB_STAT_RECYCLE_CACHED,	/* returned into the cache */
+	PPB_STAT_RECYCLE_CACHE_FULL,	/* direct return found the cache full */
+	PPB_STAT_RECYCLE_RING,		/* returned into the ring */
+	PPB_STAT_RECYCLE_RING_FULL,	/* ring full: released */
+	PPB_STAT_RECYCLE_RELEASED_REFCNT, /* still referenced elsewhere: released */
+	/* pages served, by where they came from */
+	PPB_STAT_PAGES_FROM_CACHE,	/* recycled straight into the cache */
+	PPB_STAT_PAGES_FROM_RING,	/* recycled through the ring */
+	PPB_STAT_PAGES_FROM_STACK,	/* reclaimed after the stack freed them */
+	PPB_STAT_PAGES_FROM_ALLOC,	/* fresh from the page allocator */
+	/* page flows */
+	PPB_STAT_PAGES_ALLOCATED,	/* entered the pool from the allocator */
+	PPB_STAT_PAGES_RELEASED,	/* left the pool to the allocator */
+	PPB_STAT_PAGES_RETURNED,	/* given back by the driver (ppb_put_page) */
+	PPB_STAT_PAGES_LENT,		/* handed up the stack in an skb */
+	PPB_STAT_PAGES_RECLAIMED,	/* came back from the stack (reused or released) */
+	PPB_STAT_PAGES_ORPHANED,	/* held too long by the stack: let go */
+	PPB_STAT_RELEASED_PFMEMALLOC,	/* returned page was an emergency-reserve page */
+	PPB_STAT_RELEASED_FAR_NODE,	/* returned page was on another node */
+	PPB_STAT_RELEASED_DESTROYED,	/* returned after the pool was destroyed */
+	PPB_STAT_RING_CONSUMED,		/* pages taken out of the ring */
+	PPB_STAT_SYNC_FOR_DEVICE,	/* dma_sync_*_for_device calls */
+	PPB_STAT_SYNC_FOR_DEVICE_BYTES,	/* bytes covered by those calls */
+	PPB_STAT_NR
+};
+
+extern const char * const ppb_stat_names[PPB_STAT_NR];
+
+struct ppb_stats {
+	u64 c[PPB_STAT_NR];
+	u64 inflight_pages;	/* with the driver or lent to the stack */
+	u64 inflight_bytes;
+	u32 cache_pages;	/* in the NAPI-local cache now */
+	u32 ring_pages;		/* in the recycle ring now */
+	u32 lent_pages;		/* lent and not yet reclaimed or orphaned */
+};
+
+struct ppb_pool *ppb_pool_create(const struct ppb_params *params);
+void ppb_pool_destroy(struct ppb_pool *pool);
+int ppb_params_check(const struct ppb_params *params, const char **why);
+u32 ppb_pool_id(const struct ppb_pool *pool);
+
+struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp);
+void ppb_put_page(struct ppb_pool *pool, struct page *page,
+		  unsigned int dma_sync_size, bool allow_direct);
+void ppb_update_nid(struct ppb_pool *pool, int new_nid);
+
+/*
+ * Pages given to the stack: the pool takes them back once the stack is done,
+ * or lets them go (orphans them) if it holds them longer than lend_timeout_ms.
+ * All from the allocating context.  ppb_page_lend() for a page the driver
+ * put in an skb itself; ppb_skb_mark() for every page of an skb (head if
+ * head_frag, and frags), each of which must come from @pool;
+ * ppb_build_skb() builds the skb on the page itself (no copy) and lends
+ * it.  If ppb_build_skb() returns NULL the page is still the driver's, to
+ * recycle or put.  It uses build_skb(), safe in any context; in NAPI,
+ * napi_build_skb() + ppb_skb_mark() is cheaper (the per-CPU skb cache:
+ * about twice the RX rate of ppsim's drop test under TCG).
+ */
+void ppb_page_lend(struct ppb_pool *pool, struct page *page);
+void ppb_skb_mark(struct ppb_pool *pool, struct sk_buff *skb);
+struct sk_buff *ppb_build_skb(struct ppb_pool *pool, struct page *page,
+			      unsigned int headroom, unsigned int len);
+
+void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *stats);
+int ppb_pool_stats_by_id(u32 id, struct ppb_stats *stats);
+
+static inline struct page *ppb_dev_alloc_pages(struct ppb_pool *pool)
+{
+	return ppb_alloc_pages(pool, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/* Only from the NAPI context that allocates from @pool. */
+static inline void ppb_recycle_direct(struct ppb_pool *pool, struct page *page)
+{
+	ppb_put_page(pool, page, -1, true);
+}
+
+static inline void ppb_put_full_page(struct ppb_pool *pool, struct page *page,
+				     bool allow_direct)
+{
+	ppb_put_page(pool, page, -1, allow_direct);
+}
+
+/*
+ * The DMA address lives in page->private while the page belongs to a pool
+ * that maps.  A 64-bit dma_addr_t on a 32-bit kernel is kept shifted: pool
+ * mappings start on a page boundary, so no bits are lost.
+ */
+static inline dma_addr_t ppb_get_dma_addr(const struct page *page)
+{
+	if (sizeof(dma_addr_t) > sizeof(unsigned long))
+		return (dma_addr_t)page_private(page) << PAGE_SHIFT;
+	return (dma_addr_t)page_private(page);
+}
+
+#endif /* _PPKIT_PAGE_POOL_H */

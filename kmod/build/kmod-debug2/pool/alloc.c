@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pp_backport: pool creation and the allocation paths. */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/gfp.h>
+#include <linux/nodemask.h>
+#include <linux/netdevice.h>
+#include <uapi/linux/ppkit.h>
+#include "pool.h"
+
+int ppb_params_check(const struct ppb_params *p, const char **why)
+{
+	const char *msg = NULL;
+	int err = -EINVAL;
+
+	if (p->flags & ~PPB_FLAG_ALL) {
+		msg = "unknown pool flags";
+	} else if (p->pool_size == 0 || p->pool_size > PPB_POOL_SIZE_MAX) {
+		msg = "pool_size must be 1..32768";
+		err = -ERANGE;
+	} else if (p->order > PPB_MAX_PAGE_ORDER) {
+		msg = "order above the page allocator's maximum";
+		err = -ERANGE;
+	} else if (p->nid != NUMA_NO_NODE &&
+		   (p->nid < 0 || p->nid >= MAX_NUMNODES || !node_online(p->nid))) {
+		msg = "nid is not an online NUMA node";
+	} else if ((p->flags & PPB_FLAG_DMA_SYNC_DEV) && !(p->flags & PPB_FLAG_DMA_MAP)) {
+		msg = "DMA sync for device needs DMA map";
+	} else if ((p->flags & PPB_FLAG_DMA_MAP) && !p->dev) {
+		msg = "DMA map needs a device";
+	} else if ((p->flags & PPB_FLAG_DMA_MAP) && p->dma_dir != DMA_FROM_DEVICE &&
+		   p->dma_dir != DMA_BIDIRECTIONAL) {
+		msg = "DMA direction must be from-device or bidirectional";
+	} else if ((p->flags & PPB_FLAG_DMA_SYNC_DEV) && !p->max_len) {
+		msg = "DMA sync for device needs max_len";
+	} else if ((u64)p->offset + p->max_len > (PAGE_SIZE << p->order)) {
+		msg = "offset + max_len exceed the page";
+		err = -ERANGE;
+	} else {
+		err = 0;
+	}
+	if (why)
+		*why = msg;
+	return err;
+}
+EXPORT_SYMBOL_GPL(ppb_params_check);
+
+struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
+{
+	struct ppb_pool *pool;
+	const char *why;
+	int err;
+
+	/* The cache's entry count and refill mark are 8 bits of its top word. */
+	BUILD_BUG_ON(PPB_CACHE_SIZE > 255);
+
+	err = ppb_params_check(params, &why);
+	if (err) {
+		pr_err("ppkit: %s: pool rejected: %s\n",
+		       params->owner ?: "?", why);
+		return ERR_PTR(err);
+	}
+
+	pool = kzalloc_node(sizeof(*pool), GFP_KERNEL,
+			    params->nid == NUMA_NO_NODE ? NUMA_NO_NODE : params->nid);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	pool->p = *params;
+	pool->p.owner = NULL;
+	strscpy(pool->owner, params->owner ?: "unknown", sizeof(pool->owner));
+	pool->nid = params->nid;
+	pool->put_checks = params->nid != NUMA_NO_NODE ||
+			   (params->flags & PPB_FLAG_DMA_SYNC_DEV);
+	pool->page_bytes = PAGE_SIZE << params->order;
+	pool->refill_batch = PPB_REFILL_BATCH;
+	pool->p.netdev = NULL;
+	if (params->netdev)
+		pool->ifindex = params->netdev->ifindex;
+	if (params->napi)
+		pool->napi_id = READ_ONCE(params->napi->napi_id);
+
+	err = -ENOMEM;
+	pool->stats = alloc_percpu(struct ppb_pcpu_stats);
+	if (!pool->stats)
+		goto err_free;
+	if (ptr_ring_init(&pool->ring, params->pool_size, GFP_KERNEL))
+		goto err_stats;
+	/* Lent pages are tracked in a FIFO as large as the ring, rounded up. */
+	/* a TCP receive queue holds several rings' worth of pages for a while */
+	pool->lent_mask = PPB_LENT_PER_RING * roundup_pow_of_two(params->pool_size) - 1;
+	pool->lent = kvcalloc(pool->lent_mask + 1, sizeof(*pool->lent), GFP_KERNEL);
+	if (!pool->lent)
+		goto err_ring;
+	atomic64_set(&pool->release_cnt, 0);
+	pool->created = ktime_get_real();
+	if (pool->p.dev)
+		get_device(pool->p.dev);
+
+	err = ppb_registry_add(pool);
+	if (err)
+		goto err_dev;
+	ppb_nl_notify(pool, PPKIT_CMD_POOL_ADD_NTF);
+	return pool;
+
+err_dev:
+	if (pool->p.dev)
+		put_device(pool->p.dev);
+	kvfree(pool->lent);
+err_ring:
+	ptr_ring_cleanup(&pool->ring, NULL);
+err_stats:
+	free_percpu(pool->stats);
+err_free:
+	kfree(pool);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_GPL(ppb_pool_create);
+
+u32 ppb_pool_id(const struct ppb_pool *pool)
+{
+	return pool->id;
+}
+EXPORT_SYMBOL_GPL(ppb_pool_id);
+
+/*
+ * Hand a page back to the device: only what it may have written (the driver
+ * says how much, never more than max_len), not the whole page.
+ */
+void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len)
+{
+	len = min(len, pool->p.max_len);
+	dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
+					 pool->p.offset, len, pool->p.dma_dir);
+	ppb_pinc(pool, PPB_P_SYNC);
+	ppb_padd(pool, PPB_P_SYNC_BYTES, len);
+}
+
+static bool ppb_page_set_dma(struct page *page, dma_addr_t dma)
+{
+	if (sizeof(dma_addr_t) > sizeof(unsigned long)) {
+		if (dma >> PAGE_SHIFT > ULONG_MAX || offset_in_page(dma))
+			return false;
+		set_page_private(page, dma >> PAGE_SHIFT);
+	} else {
+		set_page_private(page, dma);
+	}
+	return true;
+}
+
+/*
+ * A fresh page enters the pool: mapped once, here, for all of its lives in
+ * the pool, and biased so that the stack's references can be told apart.
+ */
+static bool ppb_page_enter(struct ppb_pool *pool, struct page *page)
+{
+	if (pool->p.flags & PPB_FLAG_DMA_MAP) {
+		dma_addr_t dma = dma_map_page_attrs(pool->p.dev, page, 0, pool->page_bytes,
+						    pool->p.dma_dir,
+						    DMA_ATTR_SKIP_CPU_SYNC |
+						    DMA_ATTR_WEAK_ORDERING);
+
+		if (dma_mapping_error(pool->p.dev, dma))
+			return false;
+		if (!ppb_page_set_dma(page, dma)) {
+			dma_unmap_page_attrs(pool->p.dev, dma, pool->page_bytes,
+					     pool->p.dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
+			return false;
+		}
+		/* A fresh page may hold anything the device must not see stale. */
+		if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV)
+			ppb_sync_for_device(pool, page, pool->p.max_len);
+	}
+	page_ref_add(page, PPB_BIAS - 1);
+	pool->hold_cnt++;
+	ppb_cinc(pool, PPB_C_ALLOCATED);
+	return true;
+}
+
+/* Move up to a refill batch from the ring into the cache. */
+static void ppb_refill_from_ring(struct ppb_pool *pool)
+{
+	struct ptr_ring *r = &pool->ring;
+	int nid = ppb_pool_nid(pool);
+	struct page *page;
+	unsigned int taken = 0;
+
+	u32 batch = READ_ONCE(pool->refill_batch);
+	bool bh = !in_softirq();
+
+	/*
+	 * Producers take the producer lock only; this one is shared with
+	 * pool-set alone, which may swap the ring's queue under it.  The
+	 * allocating context is NAPI, or a driver filling its rings in
+	 * process context (ndo_open): BHs off there, as on the producer
+	 * side, so the lock is never held where a softirq can interrupt.
+	 * (Not even the emptiness test runs without it: a resize frees the
+	 * old queue.)
+	 */
+	if (bh)
+		local_bh_disable();
+	spin_lock(&r->consumer_lock);
+	if (__ptr_ring_empty(r)) {
+		spin_unlock(&r->consumer_lock);
+		if (bh)
+			local_bh_enable();
+		ppb_cinc(pool, PPB_C_EMPTY);
+		return;
+	}
+	while (ppb_cache_count(&pool->cache) < batch) {
+		page = __ptr_ring_consume(r);
+		if (!page)
+			break;
+		taken++;
+		/*
+		 * The pool moved (ppb_update_nid) since this page was recycled:
+		 * the consumer now runs on another node, where it would be slow.
+		 */
+		if (unlikely(page_to_nid(page) != nid)) {
+			ppb_cinc(pool, PPB_C_WAIVE);
+			ppb_release_page(pool, page);
+			continue;
+		}
+		ppb_cache_push(pool, page);
+	}
+	spin_unlock(&r->consumer_lock);
+	if (bh)
+		local_bh_enable();
+	ppb_cadd(pool, PPB_C_RING_CONSUMED, taken);
+}
+
+static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
+{
+	int nid = ppb_pool_nid(pool);
+	struct page *pages[PPB_REFILL_BATCH];
+	unsigned long n, i, batch = READ_ONCE(pool->refill_batch);
+
+	if (pool->p.order) {
+		struct page *page = alloc_pages_node(nid, gfp | __GFP_COMP, pool->p.order);
+
+		if (!page)
+			return;
+		if (!ppb_page_enter(pool, page)) {
+			put_page(page);
+			return;
+		}
+		ppb_cache_push(pool, page);
+		return;
+	}
+
+	memset(pages, 0, sizeof(pages));
+	n = alloc_pages_bulk_array_node(gfp, nid, min(batch, ARRAY_SIZE(pages)), pages);
+	for (i = 0; i < n; i++) {
+		if (ppb_page_enter(pool, pages[i]))
+			ppb_cache_push(pool, pages[i]);
+		else
+			put_page(pages[i]);
+	}
+}
+
+static inline struct page *ppb_cache_pop(struct ppb_pool *pool)
+{
+	u64 top = pool->cache.top;
+	u32 n = ppb_top_count(top) - 1;
+
+	/* Below what is left of the last refill: it shrinks with us. */
+	pool->cache.top = n < ppb_top_seg(top) ? ppb_top(top, n, n) : top - 1;
+	return pool->cache.pages[n];
+}
+
+/* The last refill is over: add what it served to the running totals. */
+static void ppb_cache_fold(struct ppb_pool *pool)
+{
+	struct ppb_cache *c = &pool->cache;
+	u32 stack, other;
+
+	ppb_seg_served(c, &stack, &other);
+	ppb_cadd(pool, PPB_C_SERVED_STACK, stack);
+	ppb_cadd(pool, c->seg_fresh ? PPB_C_SERVED_ALLOC : PPB_C_SERVED_RING, other);
+	c->top = ppb_top(c->top, ppb_cache_count(c), 0);
+	ppb_cache_fold_pushes(pool);
+	c->seg_len = 0;
+	c->seg_stack = 0;
+	c->seg_fresh = 0;
+}
+
+/* Release everything cached; @waive: because the pool moved to another node. */
+void ppb_cache_flush(struct ppb_pool *pool, bool waive)
+{
+	struct ppb_cache *c = &pool->cache;
+	u32 n = ppb_cache_count(c);
+
+	ppb_cadd(pool, PPB_C_FLUSH_DIRECT, n - min(ppb_top_seg(c->top), n));
+	ppb_cache_fold(pool);
+	if (waive)
+		ppb_cadd(pool, PPB_C_WAIVE, n);
+	c->top = ppb_top(c->top, 0, 0);
+	while (n)
+		ppb_release_page(pool, c->pages[--n]);
+}
+
+/* A refill of @c (empty before it) is complete. */
+static struct page *ppb_refilled(struct ppb_pool *pool, bool fresh)
+{
+	struct ppb_cache *c = &pool->cache;
+	u32 n = ppb_cache_count(c);
+
+	c->top = ppb_top(c->top, n, n);
+	c->seg_len = n;
+	c->seg_fresh = fresh;
+	return ppb_cache_pop(pool);
+}
+
+static noinline struct page *ppb_alloc_slow(struct ppb_pool *pool, gfp_t gfp)
+{
+	struct ppb_cache *c = &pool->cache;
+
+	/* The cache is empty: every page of the last refill was served. */
+	ppb_cache_fold(pool);
+
+	/* Recycled stock first: pages the stack has let go, then the ring. */
+	if (pool->lent_head != pool->lent_tail)
+		ppb_reclaim(pool, READ_ONCE(pool->refill_batch), false, true);
+	c->seg_stack = ppb_cache_count(c);
+	if (c->seg_stack < READ_ONCE(pool->refill_batch))
+		ppb_refill_from_ring(pool);
+	if (ppb_cache_count(c)) {
+		ppb_cinc(pool, PPB_C_REFILL);
+		return ppb_refilled(pool, false);
+	}
+
+	ppb_refill_from_allocator(pool, gfp);
+	if (!ppb_cache_count(c))
+		return NULL;
+	ppb_cinc(pool, pool->p.order ? PPB_C_SLOW_HIGH_ORDER : PPB_C_SLOW);
+	return ppb_refilled(pool, true);
+}
+
+struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp)
+{
+	/* Hot pages first: the cache is a stack, the last page in is still in cache. */
+	if (likely(ppb_cache_count(&pool->cache)))
+		return ppb_cache_pop(pool);
+	return ppb_alloc_slow(pool, gfp);
+}
+EXPORT_SYMBOL_GPL(ppb_alloc_pages);
+
+void ppb_update_nid(struct ppb_pool *pool, int new_nid)
+{
+	if (READ_ONCE(pool->nid) == new_nid)
+		return;
+	WRITE_ONCE(pool->nid, new_nid);
+	WRITE_ONCE(pool->put_checks, new_nid != NUMA_NO_NODE ||
+		   (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV));
+	/*
+	 * Cached pages are local to the old node: serving them would be slow
+	 * now.  Ring pages are checked as refills meet them.
+	 */
+	ppb_cache_flush(pool, true);
+}
+EXPORT_SYMBOL_GPL(ppb_update_nid);

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pp_backport internals: nothing here is part of the driver API. */
+#ifndef _PPB_POOL_H
+#define _PPB_POOL_H
+
+#include <linux/ptr_ring.h>
+#include <linux/workqueue.h>
+#include <linux/percpu.h>
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <ppkit/page_pool.h>
+#include <ppkit/compat.h>
+
+/*
+ * References the pool holds on each of its pages.  While a page is lent to
+ * the stack, one of them is the stack's; the page is free to reuse again
+ * when its count falls back to PPB_BIAS - 1.  Large enough that clones and
+ * frag references never reach it, small enough to stay far from overflow.
+ */
+#define PPB_BIAS		USHRT_MAX
+
+/*
+ * Counters as stored.  Those of the allocating (NAPI) context are plain
+ * fields of the pool, written by that context alone; those of paths any CPU
+ * may take are per-cpu.  ppb_get_stats() turns both into the published
+ * ppb_stat values, so the fast path adds one to one counter per page.
+ */
+enum ppb_cctr {
+	/* pages of finished refills served, by origin (see struct ppb_cache) */
+	PPB_C_SERVED_STACK,
+	PPB_C_SERVED_RING,
+	PPB_C_SERVED_ALLOC,
+	PPB_C_FLUSH_DIRECT,		/* directly recycled pages flushed unserved */
+	PPB_C_SLOW,
+	PPB_C_SLOW_HIGH_ORDER,
+	PPB_C_EMPTY,
+	PPB_C_REFILL,
+	PPB_C_WAIVE,
+	PPB_C_DIRECT_CACHED,		/* driver returns into the cache, folded */
+	PPB_C_CACHE_FULL,
+	PPB_C_ALLOCATED,
+	PPB_C_RING_CONSUMED,
+	PPB_C_LENT,
+	PPB_C_RECLAIM_CACHED,		/* reclaimed from the stack into a refill */
+	PPB_C_RECLAIM_RING,		/* ... into the ring */
+	PPB_C_RECLAIM_PFMEMALLOC,	/* ... and released */
+	PPB_C_RECLAIM_FAR_NODE,
+	PPB_C_RECLAIM_RELEASED,		/* ... released: pool destroyed or ring full */
+	PPB_C_ORPHANED,
+	PPB_C_SYNC,			/* syncs of direct returns (PPB_P_SYNC: the rest) */
+	PPB_C_SYNC_BYTES,
+	PPB_C_NR
+};
+
+/* Each driver return bumps exactly one of the first six. */
+enum ppb_pctr {
+	PPB_P_RING,
+	PPB_P_RING_FULL,
+	PPB_P_REFCNT,
+	PPB_P_PFMEMALLOC,
+	PPB_P_FAR_NODE,
+	PPB_P_DESTROYED,
+	PPB_P_RELEASED,
+	PPB_P_SYNC,
+	PPB_P_SYNC_BYTES,
+	PPB_P_RESIZE_DROPPED,		/* ring shrunk by pool-set: released */
+	PPB_P_NR
+};
+
+struct ppb_pcpu_stats {
+	u64 c[PPB_P_NR];
+};
+
+/* A page lent to the stack, and since when. */
+struct ppb_lent {
+	struct page *page;
+	unsigned long since;	/* jiffies */
+};
+
+/*
+ * The NAPI-local cache, a stack.  Refills happen only when it is empty and
+ * lay down, bottom up, pages reclaimed from the stack then pages from the
+ * ring, or fresh pages; direct returns pile on top.  So where a served page
+ * came from follows from positions alone: entries below @seg are what is
+ * left of the last refill, entries above are direct returns.  The fast path
+ * keeps @seg a running minimum and counts nothing else; the statistics work
+ * out the rest (ppb_get_stats).
+ */
+struct ppb_cache {
+	/*
+	 * Bits 0-7: entries; 8-15: @seg, entries of the last refill still here
+	 * (at the bottom); 16-63: direct returns since the last fold.  One load
+	 * and one store per operation on the fast path, counting included.
+	 */
+	u64 top;
+	u32 seg_len;		/* size of the last refill */
+	u32 seg_stack;		/* of which reclaimed from the stack (the lowest) */
+	u32 seg_fresh;		/* the rest came from the allocator, not the ring */
+	struct page *pages[PPB_CACHE_SIZE];
+};
+
+struct ppb_pool {
+	/* Consumer side: touched only by the allocating (NAPI) context. */
+	struct ppb_cache cache ____cacheline_aligned_in_smp;
+	u32 lent_head, lent_tail, lent_mask;
+	struct ppb_lent *lent;
+	u64 hold_cnt;			/* pages that ever entered the pool */
+	u64 cs[PPB_C_NR];		/* consumer-side counters */
+
+	struct ppb_params p;
+	int nid;			/* effective node, updated by ppb_update_nid */
+	bool put_checks;		/* a node to check, or syncs to do, on return */
+	unsigned int page_bytes;	/* PAGE_SIZE << order */
+	bool destroyed;
+	struct ppb_pcpu_stats __percpu *stats;
+
+	/* Producer side: any context returns pages through the ring. */
+	struct ptr_ring ring ____cacheline_aligned_in_smp;
+	atomic64_t release_cnt;		/* pages that left: released or orphaned */
+
+	u32 refill_batch;		/* pages per cache refill, set by pool-set */
+	u32 id;
+	int ifindex;			/* of params.netdev, 0 if none */
+	unsigned int napi_id;
+	char owner[32];
+	ktime_t created;
+	ktime_t detached;
+	unsigned long destroy_jiffies;
+	unsigned long next_warn;
+	struct delayed_work release_dw;
+};
+
+/* Only from the allocating context (or once it is gone, at teardown). */
+static inline void ppb_cinc(struct ppb_pool *pool, enum ppb_cctr c)
+{
+	pool->cs[c]++;
+}
+
+static inline void ppb_cadd(struct ppb_pool *pool, enum ppb_cctr c, u64 n)
+{
+	pool->cs[c] += n;
+}
+
+/* From any context. */
+static inline void ppb_pinc(struct ppb_pool *pool, enum ppb_pctr c)
+{
+	this_cpu_inc(pool->stats->c[c]);
+}
+
+static inline void ppb_padd(struct ppb_pool *pool, enum ppb_pctr c, u64 n)
+{
+	this_cpu_add(pool->stats->c[c], n);
+}
+
+#define PPB_TOP_PUSH		BIT_ULL(16)
+
+static inline u32 ppb_top_count(u64 top)
+{
+	return top & 0xff;
+}
+
+static inline u32 ppb_top_seg(u64 top)
+{
+	return (top >> 8) & 0xff;
+}
+
+static inline u64 ppb_top_pushes(u64 top)
+{
+	return top >> 16;
+}
+
+/* @count and @seg, keeping the direct-return count of @top. */
+static inline u64 ppb_top(u64 top, u32 count, u32 seg)
+{
+	return (top & ~0xffffULL) | (u64)seg << 8 | count;
+}
+
+static inline u32 ppb_cache_count(const struct ppb_cache *c)
+{
+	return ppb_top_count(c->top);
+}
+
+/* Into the cache as part of a refill. */
+static inline bool ppb_cache_push(struct ppb_pool *pool, struct page *page)
+{
+	u64 top = pool->cache.top;
+
+	if (unlikely(ppb_top_count(top) == PPB_CACHE_SIZE))
+		return false;
+	pool->cache.pages[ppb_top_count(top)] = page;
+	pool->cache.top = top + 1;
+	return true;
+}
+
+/* Add the direct returns kept in the top word to their counter. */
+static inline void ppb_cache_fold_pushes(struct ppb_pool *pool)
+{
+	pool->cs[PPB_C_DIRECT_CACHED] += ppb_top_pushes(pool->cache.top);
+	pool->cache.top &= 0xffff;
+}
+
+/* A direct return from the allocating context: counted in the same store. */
+static inline bool ppb_cache_push_direct(struct ppb_pool *pool, struct page *page)
+{
+	u64 top = pool->cache.top;
+
+	if (unlikely(ppb_top_count(top) == PPB_CACHE_SIZE))
+		return false;
+	pool->cache.pages[ppb_top_count(top)] = page;
+	pool->cache.top = top + PPB_TOP_PUSH + 1;
+	/* 2^47 returns without a refill: fold before the field overflows. */
+	if (unlikely(top >> 63))
+		ppb_cache_fold_pushes(pool);
+	return true;
+}
+
+/* Pages of the current refill served so far: from the stack, and the rest. */
+static inline void ppb_seg_served(const struct ppb_cache *c, u32 *stack, u32 *other)
+{
+	u32 left = min(ppb_top_seg(c->top), c->seg_len);
+
+	*stack = c->seg_stack - min(left, c->seg_stack);
+	*other = c->seg_len - c->seg_stack - (left > c->seg_stack ? left - c->seg_stack : 0);
+}
+
+static inline int ppb_pool_nid(const struct ppb_pool *pool)
+{
+	int nid = READ_ONCE(pool->nid);
+
+	return nid == NUMA_NO_NODE ? numa_mem_id() : nid;
+}
+
+/* alloc.c */
+void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len);
+void ppb_cache_flush(struct ppb_pool *pool, bool waive);
+/* recycle.c */
+void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill);
+/* release.c */
+void ppb_release_page(struct ppb_pool *pool, struct page *page);
+void ppb_drop_pool_refs(struct ppb_pool *pool, struct page *page, unsigned int refs);
+u64 ppb_pages_outstanding(struct ppb_pool *pool);
+/* stack.c */
+unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
+			 bool refill);
+unsigned int ppb_lent_count(const struct ppb_pool *pool);
+void ppb_lent_flush(struct ppb_pool *pool);
+/* netlink.c */
+int ppb_nl_init(void);
+void ppb_nl_exit(void);
+void ppb_nl_notify(struct ppb_pool *pool, int cmd);
+/* main.c */
+extern unsigned int ppb_lend_timeout_ms;
+extern unsigned int ppb_shutdown_warn_s;
+int ppb_registry_add(struct ppb_pool *pool);
+void ppb_registry_del(struct ppb_pool *pool);
+void ppb_registry_lock(void);
+void ppb_registry_unlock(void);
+struct ppb_pool *ppb_registry_find(u32 id);
+struct ppb_pool *ppb_registry_next(unsigned long *id);
+void ppb_pool_free(struct ppb_pool *pool);
+void ppb_pool_shutdown(struct ppb_pool *pool);
+
+#endif /* _PPB_POOL_H */

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pp_backport: statistics, always on. */
+
+#include <linux/module.h>
+#include "pool.h"
+
+const char * const ppb_stat_names[PPB_STAT_NR] = {
+	[PPB_STAT_ALLOC_FAST]			= "alloc_fast",
+	[PPB_STAT_ALLOC_SLOW]			= "alloc_slow",
+	[PPB_STAT_ALLOC_SLOW_HIGH_ORDER]	= "alloc_slow_high_order",
+	[PPB_STAT_ALLOC_EMPTY]			= "alloc_empty",
+	[PPB_STAT_ALLOC_REFILL]			= "alloc_refill",
+	[PPB_STAT_ALLOC_WAIVE]			= "alloc_waive",
+	[PPB_STAT_RECYCLE_CACHED]		= "recycle_cached",
+	[PPB_STAT_RECYCLE_CACHE_FULL]		= "recycle_cache_full",
+	[PPB_STAT_RECYCLE_RING]			= "recycle_ring",
+	[PPB_STAT_RECYCLE_RING_FULL]		= "recycle_ring_full",
+	[PPB_STAT_RECYCLE_RELEASED_REFCNT]	= "recycle_released_refcnt",
+	[PPB_STAT_PAGES_FROM_CACHE]		= "pages_from_cache",
+	[PPB_STAT_PAGES_FROM_RING]		= "pages_from_ring",
+	[PPB_STAT_PAGES_FROM_STACK]		= "pages_from_stack",
+	[PPB_STAT_PAGES_FROM_ALLOC]		= "pages_from_alloc",
+	[PPB_STAT_PAGES_ALLOCATED]		= "pages_allocated",
+	[PPB_STAT_PAGES_RELEASED]		= "pages_released",
+	[PPB_STAT_PAGES_RETURNED]		= "pages_returned",
+	[PPB_STAT_PAGES_LENT]			= "pages_lent",
+	[PPB_STAT_PAGES_RECLAIMED]		= "pages_reclaimed",
+	[PPB_STAT_PAGES_ORPHANED]		= "pages_orphaned",
+	[PPB_STAT_RELEASED_PFMEMALLOC]		= "released_pfmemalloc",
+	[PPB_STAT_RELEASED_FAR_NODE]		= "released_far_node",
+	[PPB_STAT_RELEASED_DESTROYED]		= "released_destroyed",
+	[PPB_STAT_RING_CONSUMED]		= "ring_consumed",
+	[PPB_STAT_SYNC_FOR_DEVICE]		= "sync_for_device",
+	[PPB_STAT_SYNC_FOR_DEVICE_BYTES]	= "sync_for_device_bytes",
+};
+EXPORT_SYMBOL_GPL(ppb_stat_names);
+
+static u64 ppb_diff(u64 a, u64 b)
+{
+	/* Counters are read without stopping writers: never report a wrap. */
+	return a > b ? a - b : 0;
+}
+
+/*
+ * A snapshot of @pool's counters.  Cheap enough for a sampler; exact when the
+ * pool is quiet, within a few in-progress operations while it is busy.  On
+ * 32-bit kernels a 64-bit counter may be read torn while it is written (as
+ * with the kernel's own page_pool statistics).
+ */
+void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
+{
+	u64 p[PPB_P_NR] = { 0 }, c[PPB_C_NR];
+	struct ppb_cache cache;
+	u64 *o = st->c;
+	u64 served, returned;
+	u32 stack, other, n;
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct ppb_pcpu_stats *s = per_cpu_ptr(pool->stats, cpu);
+
+		for (i = 0; i < PPB_P_NR; i++)
+			p[i] += READ_ONCE(s->c[i]);
+	}
+	/*
+	 * A refill folds the top word's return count into cs[]: read both
+	 * between two reads of the top word that show no fold in between.
+	 */
+	do {
+		cache.top = READ_ONCE(pool->cache.top);
+		smp_rmb();	/* the top word before the counters */
+		for (i = 0; i < PPB_C_NR; i++)
+			c[i] = READ_ONCE(pool->cs[i]);
+		smp_rmb();	/* the counters before the second look at the top word */
+	} while (ppb_top_pushes(READ_ONCE(pool->cache.top)) < ppb_top_pushes(cache.top));
+	n = ppb_cache_count(&cache);
+	cache.seg_len = READ_ONCE(pool->cache.seg_len);
+	cache.seg_stack = READ_ONCE(pool->cache.seg_stack);
+	cache.seg_fresh = READ_ONCE(pool->cache.seg_fresh);
+
+	memset(st, 0, sizeof(*st));
+	/*
+	 * Where served pages came from (struct ppb_cache): the finished refills'
+	 * totals plus what the current one has served; direct returns are
+	 * served unless still above the refill's remains, or flushed.
+	 */
+	ppb_seg_served(&cache, &stack, &other);
+	o[PPB_STAT_PAGES_FROM_STACK] = c[PPB_C_SERVED_STACK] + stack;
+	o[PPB_STAT_PAGES_FROM_RING] = c[PPB_C_SERVED_RING] + (cache.seg_fresh ? 0 : other);
+	o[PPB_STAT_PAGES_FROM_ALLOC] = c[PPB_C_SERVED_ALLOC] + (cache.seg_fresh ? other : 0);
+	c[PPB_C_DIRECT_CACHED] += ppb_top_pushes(cache.top);
+	o[PPB_STAT_PAGES_FROM_CACHE] = ppb_diff(c[PPB_C_DIRECT_CACHED],
+						(n - min(ppb_top_seg(cache.top), n)) +
+						c[PPB_C_FLUSH_DIRECT]);
+	served = o[PPB_STAT_PAGES_FROM_CACHE] + o[PPB_STAT_PAGES_FROM_RING] +
+		 o[PPB_STAT_PAGES_FROM_STACK] + o[PPB_STAT_PAGES_FROM_ALLOC];
+	o[PPB_STAT_ALLOC_SLOW] = c[PPB_C_SLOW];
+	o[PPB_STAT_ALLOC_SLOW_HIGH_ORDER] = c[PPB_C_SLOW_HIGH_ORDER];
+	o[PPB_STAT_ALLOC_REFILL] = c[PPB_C_REFILL];
+	/* Every allocation that did not take a slow path was a fast one. */
+	o[PPB_STAT_ALLOC_FAST] = ppb_diff(served, c[PPB_C_REFILL] + c[PPB_C_SLOW] +
+					  c[PPB_C_SLOW_HIGH_ORDER]);
+	o[PPB_STAT_ALLOC_EMPTY] = c[PPB_C_EMPTY];
+	o[PPB_STAT_ALLOC_WAIVE] = c[PPB_C_WAIVE];
+	o[PPB_STAT_RECYCLE_CACHED] = c[PPB_C_DIRECT_CACHED] + c[PPB_C_RECLAIM_CACHED];
+	o[PPB_STAT_RECYCLE_CACHE_FULL] = c[PPB_C_CACHE_FULL];
+	o[PPB_STAT_RECYCLE_RING] = p[PPB_P_RING] + c[PPB_C_RECLAIM_RING];
+	o[PPB_STAT_RECYCLE_RING_FULL] = p[PPB_P_RING_FULL];
+	o[PPB_STAT_RECYCLE_RELEASED_REFCNT] = p[PPB_P_REFCNT];
+	o[PPB_STAT_PAGES_ALLOCATED] = c[PPB_C_ALLOCATED];
+	o[PPB_STAT_PAGES_RELEASED] = p[PPB_P_RELEASED];
+	returned = c[PPB_C_DIRECT_CACHED] + p[PPB_P_RING] + p[PPB_P_RING_FULL] +
+		   p[PPB_P_REFCNT] + p[PPB_P_PFMEMALLOC] + p[PPB_P_FAR_NODE] +
+		   p[PPB_P_DESTROYED];
+	o[PPB_STAT_PAGES_RETURNED] = returned;
+	o[PPB_STAT_PAGES_LENT] = c[PPB_C_LENT];
+	o[PPB_STAT_PAGES_RECLAIMED] = c[PPB_C_RECLAIM_CACHED] + c[PPB_C_RECLAIM_RING] +
+				      c[PPB_C_RECLAIM_PFMEMALLOC] +
+				      c[PPB_C_RECLAIM_FAR_NODE] + c[PPB_C_RECLAIM_RELEASED];
+	o[PPB_STAT_PAGES_ORPHANED] = c[PPB_C_ORPHANED];
+	o[PPB_STAT_RELEASED_PFMEMALLOC] = p[PPB_P_PFMEMALLOC] + c[PPB_C_RECLAIM_PFMEMALLOC];
+	o[PPB_STAT_RELEASED_FAR_NODE] = p[PPB_P_FAR_NODE] + c[PPB_C_RECLAIM_FAR_NODE];
+	o[PPB_STAT_RELEASED_DESTROYED] = p[PPB_P_DESTROYED];
+	/* Taken out by refills and flushes, or dropped by a pool-set shrink. */
+	o[PPB_STAT_RING_CONSUMED] = c[PPB_C_RING_CONSUMED] + p[PPB_P_RESIZE_DROPPED];
+	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC] + c[PPB_C_SYNC];
+	o[PPB_STAT_SYNC_FOR_DEVICE_BYTES] = p[PPB_P_SYNC_BYTES] + c[PPB_C_SYNC_BYTES];
+
+	st->inflight_pages = ppb_diff(served, returned + o[PPB_STAT_PAGES_RECLAIMED] +
+				      c[PPB_C_ORPHANED]);
+	st->inflight_bytes = st->inflight_pages * pool->page_bytes;
+	st->cache_pages = n;
+	st->ring_pages = ppb_diff(o[PPB_STAT_RECYCLE_RING], o[PPB_STAT_RING_CONSUMED]);
+	st->lent_pages = READ_ONCE(pool->lent_tail) - READ_ONCE(pool->lent_head);
+}
+EXPORT_SYMBOL_GPL(ppb_get_stats);
+
+/* Statistics of pool @id, live or destroyed and waiting: -ENOENT once it is gone. */
+int ppb_pool_stats_by_id(u32 id, struct ppb_stats *st)
+{
+	struct ppb_pool *pool;
+	int err = -ENOENT;
+
+	ppb_registry_lock();
+	pool = ppb_registry_find(id);
+	if (pool) {
+		ppb_get_stats(pool, st);
+		err = 0;
+	}
+	ppb_registry_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(ppb_pool_stats_by_id);

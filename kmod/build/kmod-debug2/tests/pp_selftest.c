@@ -1,0 +1,863 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pp_selftest: checks every rule of the ppkit page_pool backport in a real
+ * kernel and reports in KTAP.  Runs on load; the load fails if a case fails.
+ * Needs 2 CPUs and 2 NUMA nodes for every case to run (scripts/lab/run
+ * --smp 2 --numa 2); with less, the cases that need them report SKIP.
+ */
+
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/dma-mapping.h>
+#include <linux/skbuff.h>
+#include <linux/kthread.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/nodemask.h>
+#include <linux/interrupt.h>
+#include <ppkit/page_pool.h>
+
+static struct platform_device *st_pdev;
+static int st_failed;
+static const char *st_skip;
+
+#define EXPECT(cond, fmt, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			pr_info("    # %s:%d: expected %s: " fmt "\n",	\
+				__func__, __LINE__, #cond, ##__VA_ARGS__); \
+			st_failed = 1;					\
+		}							\
+	} while (0)
+
+static struct ppb_params st_params(void)
+{
+	return (struct ppb_params) {
+		.flags = PPB_FLAG_DMA_MAP,
+		.order = 0,
+		.pool_size = 256,
+		.nid = NUMA_NO_NODE,
+		.dev = &st_pdev->dev,
+		.dma_dir = DMA_FROM_DEVICE,
+		.max_len = PAGE_SIZE,
+		.owner = "pp_selftest",
+	};
+}
+
+static struct ppb_pool *st_create(const struct ppb_params *p)
+{
+	struct ppb_pool *pool = ppb_pool_create(p);
+
+	if (IS_ERR(pool)) {
+		pr_info("    # pool create failed: %ld\n", PTR_ERR(pool));
+		st_failed = 1;
+		return NULL;
+	}
+	return pool;
+}
+
+/*
+ * Every page that entered the pool has left it, sits in its stock, or is out
+ * with the driver or the stack: and the driver's share must be what the test
+ * holds.
+ */
+static void st_consistent(struct ppb_pool *pool, u64 held)
+{
+	struct ppb_stats s;
+	u64 in, accounted;
+
+	ppb_get_stats(pool, &s);
+	in = s.c[PPB_STAT_PAGES_ALLOCATED];
+	accounted = s.c[PPB_STAT_PAGES_RELEASED] + s.c[PPB_STAT_PAGES_ORPHANED] +
+		    s.cache_pages + s.ring_pages + s.inflight_pages;
+	EXPECT(in == accounted,
+	       "in %llu = released %llu + orphaned %llu + cache %u + ring %u + inflight %llu",
+	       in, s.c[PPB_STAT_PAGES_RELEASED], s.c[PPB_STAT_PAGES_ORPHANED],
+	       s.cache_pages, s.ring_pages, s.inflight_pages);
+	EXPECT(s.inflight_pages == held + s.lent_pages,
+	       "inflight %llu, test holds %llu, stack %u", s.inflight_pages, held, s.lent_pages);
+}
+
+static u64 st_stat(struct ppb_pool *pool, enum ppb_stat i)
+{
+	struct ppb_stats s;
+
+	ppb_get_stats(pool, &s);
+	return s.c[i];
+}
+
+/* Run @fn in softirq context, as NAPI would. */
+struct st_bh {
+	struct tasklet_struct t;
+	void (*fn)(void *arg);
+	void *arg;
+	struct completion done;
+};
+
+static void st_bh_fn(struct tasklet_struct *t)
+{
+	struct st_bh *b = from_tasklet(b, t, t);
+
+	b->fn(b->arg);
+	complete(&b->done);
+}
+
+static void st_in_softirq(void (*fn)(void *), void *arg)
+{
+	struct st_bh b = { .fn = fn, .arg = arg };
+
+	init_completion(&b.done);
+	tasklet_setup(&b.t, st_bh_fn);
+	tasklet_schedule(&b.t);
+	wait_for_completion(&b.done);
+	tasklet_kill(&b.t);
+}
+
+/* ---- parameters ---- */
+
+static void st_reject(struct ppb_params *p, int want)
+{
+	struct ppb_pool *pool = ppb_pool_create(p);
+
+	EXPECT(IS_ERR(pool) && PTR_ERR(pool) == want, "got %ld, want %d",
+	       IS_ERR(pool) ? PTR_ERR(pool) : 0L, want);
+	if (!IS_ERR(pool))
+		ppb_pool_destroy(pool);
+}
+
+static void test_params_pool_size(void)
+{
+	struct ppb_params p = st_params();
+
+	p.pool_size = 0;
+	st_reject(&p, -ERANGE);
+	p.pool_size = PPB_POOL_SIZE_MAX + 1;
+	st_reject(&p, -ERANGE);
+}
+
+static void test_params_order(void)
+{
+	struct ppb_params p = st_params();
+
+	p.order = MAX_ORDER;
+	st_reject(&p, -ERANGE);
+}
+
+static void test_params_sync_without_map(void)
+{
+	struct ppb_params p = st_params();
+
+	p.flags = PPB_FLAG_DMA_SYNC_DEV;
+	st_reject(&p, -EINVAL);
+	p = st_params();
+	p.dev = NULL;
+	st_reject(&p, -EINVAL);
+	p = st_params();
+	p.dma_dir = DMA_TO_DEVICE;
+	st_reject(&p, -EINVAL);
+}
+
+static void test_params_len_and_node(void)
+{
+	struct ppb_params p = st_params();
+	const char *why = NULL;
+
+	p.offset = 256;
+	p.max_len = PAGE_SIZE;
+	st_reject(&p, -ERANGE);
+	EXPECT(ppb_params_check(&p, &why) == -ERANGE && why, "a reason is given");
+	p = st_params();
+	p.nid = MAX_NUMNODES + 1;
+	st_reject(&p, -EINVAL);
+	p = st_params();
+	p.flags = BIT(7);
+	st_reject(&p, -EINVAL);
+}
+
+/* ---- allocation ---- */
+
+static void test_bulk_refill(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct page *page;
+
+	if (!pool)
+		return;
+	page = ppb_dev_alloc_pages(pool);
+	EXPECT(page, "a page");
+	EXPECT(st_stat(pool, PPB_STAT_ALLOC_SLOW) == 1, "one slow-path call");
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_ALLOCATED) == PPB_REFILL_BATCH,
+	       "%llu pages allocated in bulk", st_stat(pool, PPB_STAT_PAGES_ALLOCATED));
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_FROM_ALLOC) == 1, "served fresh");
+	st_consistent(pool, 1);
+	ppb_put_page(pool, page, -1, false);
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+struct st_lifo {
+	struct ppb_pool *pool;
+	struct page *out[3], *back[3];
+};
+
+static void st_lifo_fn(void *arg)
+{
+	struct st_lifo *l = arg;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		l->out[i] = ppb_dev_alloc_pages(l->pool);
+	for (i = 0; i < 3; i++)
+		ppb_recycle_direct(l->pool, l->out[i]);
+	for (i = 0; i < 3; i++)
+		l->back[i] = ppb_dev_alloc_pages(l->pool);
+	for (i = 0; i < 3; i++)
+		ppb_recycle_direct(l->pool, l->back[i]);
+}
+
+static void test_lifo_order(void)
+{
+	struct ppb_params p = st_params();
+	struct st_lifo l = { .pool = st_create(&p) };
+
+	if (!l.pool)
+		return;
+	st_in_softirq(st_lifo_fn, &l);
+	/* The last page returned is the first served again: it is still in cache. */
+	EXPECT(l.back[0] == l.out[2] && l.back[1] == l.out[1] && l.back[2] == l.out[0],
+	       "LIFO order");
+	EXPECT(st_stat(l.pool, PPB_STAT_RECYCLE_CACHED) == 6, "6 direct recycles");
+	EXPECT(st_stat(l.pool, PPB_STAT_ALLOC_FAST) == 5, "5 fast allocations, got %llu",
+	       st_stat(l.pool, PPB_STAT_ALLOC_FAST));
+	EXPECT(st_stat(l.pool, PPB_STAT_PAGES_FROM_CACHE) == 3, "3 served recycled");
+	st_consistent(l.pool, 0);
+	ppb_pool_destroy(l.pool);
+}
+
+static void test_high_order(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool;
+	struct page *page, *again;
+
+	p.order = 2;
+	p.max_len = PAGE_SIZE << 2;
+	pool = st_create(&p);
+	if (!pool)
+		return;
+	page = ppb_dev_alloc_pages(pool);
+	EXPECT(page && compound_order(page) == 2, "an order-2 compound page");
+	EXPECT(st_stat(pool, PPB_STAT_ALLOC_SLOW_HIGH_ORDER) == 1, "slow_high_order");
+	ppb_put_page(pool, page, -1, false);
+	again = ppb_dev_alloc_pages(pool);
+	EXPECT(again == page, "recycled through the ring");
+	ppb_put_page(pool, again, -1, false);
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+/* ---- recycling ---- */
+
+struct st_remote {
+	struct ppb_pool *pool;
+	struct page **pages;
+	int n;
+	int cpu;
+	struct completion done;
+};
+
+static int st_remote_put(void *arg)
+{
+	struct st_remote *r = arg;
+	int i;
+
+	r->cpu = raw_smp_processor_id();
+	for (i = 0; i < r->n; i++)
+		ppb_put_page(r->pool, r->pages[i], -1, false);
+	complete(&r->done);
+	return 0;
+}
+
+static void test_ring_other_cpu(void)
+{
+	struct ppb_params p = st_params();
+	struct page *pages[32], *got[PPB_REFILL_BATCH];
+	struct st_remote r = { .pages = pages, .n = ARRAY_SIZE(pages) };
+	struct task_struct *t;
+	int i, other = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+
+	if (other >= nr_cpu_ids)
+		other = cpumask_first(cpu_online_mask);
+	if (num_online_cpus() < 2) {
+		st_skip = "needs 2 CPUs";
+		return;
+	}
+	r.pool = st_create(&p);
+	if (!r.pool)
+		return;
+	for (i = 0; i < r.n; i++)
+		pages[i] = ppb_dev_alloc_pages(r.pool);
+	init_completion(&r.done);
+	t = kthread_create(st_remote_put, &r, "pp_selftest_put");
+	if (IS_ERR(t)) {
+		EXPECT(0, "kthread");
+		return;
+	}
+	kthread_bind(t, other);
+	wake_up_process(t);
+	wait_for_completion(&r.done);
+	EXPECT(r.cpu == other, "ran on CPU %d", other);
+	EXPECT(st_stat(r.pool, PPB_STAT_RECYCLE_RING) == r.n, "%d pages in the ring", r.n);
+	st_consistent(r.pool, 0);
+	/* Drain the cache, then the ring refills it. */
+	for (i = 0; i < ARRAY_SIZE(got); i++)
+		got[i] = ppb_dev_alloc_pages(r.pool);
+	EXPECT(st_stat(r.pool, PPB_STAT_PAGES_FROM_RING) > 0, "served from the ring");
+	EXPECT(st_stat(r.pool, PPB_STAT_ALLOC_REFILL) > 0, "a refill");
+	st_consistent(r.pool, ARRAY_SIZE(got));
+	for (i = 0; i < ARRAY_SIZE(got); i++)
+		ppb_put_page(r.pool, got[i], -1, false);
+	st_consistent(r.pool, 0);
+	ppb_pool_destroy(r.pool);
+}
+
+static void test_ring_full_release(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool;
+	struct page *pages[10];
+	int i;
+
+	p.pool_size = 4;
+	pool = st_create(&p);
+	if (!pool)
+		return;
+	for (i = 0; i < 10; i++)
+		pages[i] = ppb_dev_alloc_pages(pool);
+	for (i = 0; i < 10; i++)
+		ppb_put_page(pool, pages[i], -1, false);
+	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RING) == 4, "4 into the ring");
+	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RING_FULL) == 6, "6 released, ring full");
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_RELEASED) == 6, "6 pages back to the allocator");
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+struct st_full {
+	struct ppb_pool *pool;
+	struct page *pages[PPB_CACHE_SIZE + 8];
+	u32 room;
+};
+
+static void st_cache_full_fn(void *arg)
+{
+	struct st_full *f = arg;
+	int i;
+
+	struct ppb_stats s;
+
+	for (i = 0; i < ARRAY_SIZE(f->pages); i++)
+		f->pages[i] = ppb_dev_alloc_pages(f->pool);
+	ppb_get_stats(f->pool, &s);
+	f->room = PPB_CACHE_SIZE - s.cache_pages;
+	for (i = 0; i < ARRAY_SIZE(f->pages); i++)
+		ppb_recycle_direct(f->pool, f->pages[i]);
+}
+
+static void test_cache_full_to_ring(void)
+{
+	struct ppb_params p = st_params();
+	struct st_full *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return;
+	f->pool = st_create(&p);
+	if (f->pool) {
+		/* The other half of the bulk refill is still cached when we start. */
+		st_in_softirq(st_cache_full_fn, f);
+		u64 over = ARRAY_SIZE(f->pages) - f->room;
+
+		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_CACHE_FULL) == over,
+		       "%llu overflowed", over);
+		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_RING) == over, "into the ring");
+		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_CACHED) == f->room, "the rest cached");
+		st_consistent(f->pool, 0);
+		ppb_pool_destroy(f->pool);
+	}
+	kfree(f);
+}
+
+static void test_refcnt_release(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct page *page;
+
+	if (!pool)
+		return;
+	page = ppb_dev_alloc_pages(pool);
+	get_page(page);		/* somebody else keeps a reference */
+	ppb_put_page(pool, page, -1, false);
+	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RELEASED_REFCNT) == 1, "released, not recycled");
+	EXPECT(page_ref_count(page) == 1, "only the other holder left: %d", page_ref_count(page));
+	put_page(page);
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+static void test_pfmemalloc_released(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct page *page;
+
+	if (!pool)
+		return;
+	page = ppb_dev_alloc_pages(pool);
+	/* As if the allocator had dipped into the emergency reserves for it. */
+	set_page_pfmemalloc(page);
+	ppb_put_page(pool, page, -1, false);
+	EXPECT(st_stat(pool, PPB_STAT_RELEASED_PFMEMALLOC) == 1, "pfmemalloc page released");
+	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RING) == 0, "not recycled");
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+static bool st_two_nodes(void)
+{
+	if (num_online_nodes() >= 2 && node_present_pages(1))
+		return true;
+	st_skip = "needs 2 NUMA nodes with memory";
+	return false;
+}
+
+static void test_far_node_released(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool;
+	struct page *page, *fresh;
+
+	if (!st_two_nodes())
+		return;
+	p.nid = 1;
+	pool = st_create(&p);
+	if (!pool)
+		return;
+	page = ppb_dev_alloc_pages(pool);
+	EXPECT(page && page_to_nid(page) == 1, "page from node 1");
+	ppb_update_nid(pool, 0);
+	EXPECT(st_stat(pool, PPB_STAT_ALLOC_WAIVE) == PPB_REFILL_BATCH - 1,
+	       "cached node-1 pages dropped: %llu", st_stat(pool, PPB_STAT_ALLOC_WAIVE));
+	ppb_put_page(pool, page, -1, false);
+	EXPECT(st_stat(pool, PPB_STAT_RELEASED_FAR_NODE) == 1, "node-1 page released");
+	fresh = ppb_dev_alloc_pages(pool);
+	EXPECT(fresh && page_to_nid(fresh) == 0, "new pages from node 0");
+	ppb_put_page(pool, fresh, -1, false);
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+static void test_update_nid_ring_waive(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool;
+	struct page *pages[PPB_REFILL_BATCH];
+	int i;
+
+	if (!st_two_nodes())
+		return;
+	p.nid = 0;
+	pool = st_create(&p);
+	if (!pool)
+		return;
+	for (i = 0; i < PPB_REFILL_BATCH; i++)
+		pages[i] = ppb_dev_alloc_pages(pool);
+	for (i = 0; i < 8; i++)
+		ppb_put_page(pool, pages[i], -1, false);	/* 8 node-0 pages in the ring */
+	ppb_update_nid(pool, 1);
+	pages[0] = ppb_dev_alloc_pages(pool);		/* refill finds them foreign */
+	EXPECT(st_stat(pool, PPB_STAT_ALLOC_WAIVE) == 8, "ring pages waived: %llu",
+	       st_stat(pool, PPB_STAT_ALLOC_WAIVE));
+	EXPECT(pages[0] && page_to_nid(pages[0]) == 1, "served from node 1");
+	ppb_put_page(pool, pages[0], -1, false);
+	for (i = 8; i < PPB_REFILL_BATCH; i++)
+		ppb_put_page(pool, pages[i], -1, false);
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+static void test_sync_max_len(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool;
+	struct page *page;
+	u64 bytes, calls;
+
+	p.flags |= PPB_FLAG_DMA_SYNC_DEV;
+	p.offset = 256;
+	p.max_len = 1536;
+	pool = st_create(&p);
+	if (!pool)
+		return;
+	page = ppb_dev_alloc_pages(pool);
+	/*
+	 * Every fresh page of the refill is synced once, max_len bytes.  (A
+	 * refill is a batch, or a single page when the page allocator's bulk
+	 * path declines: a debug kernel's node short of free pages.)
+	 */
+	calls = st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE);
+	bytes = st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES);
+	EXPECT(calls && calls == st_stat(pool, PPB_STAT_PAGES_ALLOCATED) && bytes == calls * 1536,
+	       "%llu syncs, %llu bytes, %llu pages", calls, bytes,
+	       st_stat(pool, PPB_STAT_PAGES_ALLOCATED));
+	ppb_put_page(pool, page, 100, false);		/* device wrote 100 bytes */
+	EXPECT(st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - bytes == 100, "100 bytes");
+	page = ppb_dev_alloc_pages(pool);
+	bytes = st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES);
+	ppb_put_page(pool, page, -1, false);		/* unknown: at most max_len */
+	EXPECT(st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - bytes == 1536,
+	       "never more than max_len, never the whole page");
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+struct st_map {
+	struct ppb_pool *pool;
+	dma_addr_t first;
+	struct page *page;
+	u64 allocated;		/* pages the first refill brought in */
+	bool stable;
+};
+
+static void st_map_fn(void *arg)
+{
+	struct st_map *m = arg;
+	int i;
+
+	m->page = ppb_dev_alloc_pages(m->pool);
+	m->first = ppb_get_dma_addr(m->page);
+	m->allocated = st_stat(m->pool, PPB_STAT_PAGES_ALLOCATED);
+	m->stable = true;
+	ppb_recycle_direct(m->pool, m->page);
+	for (i = 0; i < 1000; i++) {
+		struct page *page = ppb_dev_alloc_pages(m->pool);
+
+		if (page != m->page || ppb_get_dma_addr(page) != m->first)
+			m->stable = false;
+		ppb_recycle_direct(m->pool, page);
+	}
+}
+
+static void test_dma_mapped_once(void)
+{
+	struct ppb_params p = st_params();
+	struct st_map m = { .pool = st_create(&p) };
+
+	if (!m.pool)
+		return;
+	st_in_softirq(st_map_fn, &m);
+	EXPECT(m.first && m.stable, "same page, same mapping over 1000 recycles");
+	EXPECT(m.first == page_to_phys(m.page), "dma-direct address");
+	EXPECT(m.allocated && st_stat(m.pool, PPB_STAT_PAGES_ALLOCATED) == m.allocated,
+	       "no page entered (and was mapped) twice");
+	st_consistent(m.pool, 0);
+	ppb_pool_destroy(m.pool);
+}
+
+/* ---- pages up the stack ---- */
+
+/* Allocate a refill's worth (so the cache runs dry and refills), give it back. */
+static void st_cycle_refill(struct ppb_pool *pool)
+{
+	struct page *got[PPB_REFILL_BATCH];
+	int i;
+
+	for (i = 0; i < PPB_REFILL_BATCH; i++)
+		got[i] = ppb_dev_alloc_pages(pool);
+	for (i = 0; i < PPB_REFILL_BATCH; i++)
+		ppb_put_page(pool, got[i], -1, false);
+}
+
+static struct sk_buff *st_skb(struct ppb_pool *pool, struct page **pagep)
+{
+	struct page *page = ppb_dev_alloc_pages(pool);
+	struct sk_buff *skb;
+
+	*pagep = page;
+	if (!page)
+		return NULL;
+	skb = ppb_build_skb(pool, page, NET_SKB_PAD, 60);
+	EXPECT(skb && virt_to_head_page(skb->head) == page && !skb->pp_recycle,
+	       "skb built on the page, not marked for the kernel's page_pool");
+	return skb;
+}
+
+static void test_stack_reclaim(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct page *page, *got[PPB_REFILL_BATCH];
+	struct sk_buff *skb;
+	int i;
+	bool seen = false;
+
+	if (!pool)
+		return;
+	skb = st_skb(pool, &page);
+	if (!skb)
+		goto out;
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_LENT) == 1, "lent");
+	st_consistent(pool, 0);
+	consume_skb(skb);		/* the stack is done with it */
+	/* The next refill takes it back. */
+	for (i = 0; i < PPB_REFILL_BATCH; i++) {
+		got[i] = ppb_dev_alloc_pages(pool);
+		seen |= got[i] == page;
+	}
+	EXPECT(seen, "the lent page is served again");
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 1, "reclaimed");
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_FROM_STACK) == 1, "served from stack stock");
+	for (i = 0; i < PPB_REFILL_BATCH; i++)
+		ppb_put_page(pool, got[i], -1, false);
+out:
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+static void test_stack_orphan(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct page *page;
+	struct sk_buff *skb;
+
+	if (!pool)
+		return;
+	skb = st_skb(pool, &page);
+	if (!skb)
+		goto out;
+	/* A socket nobody reads keeps the skb past the lend timeout (1 s). */
+	msleep(1100);
+	st_cycle_refill(pool);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 1, "orphaned, not waited for");
+	EXPECT(page_ref_count(page) == 1, "only the skb holds it now: %d", page_ref_count(page));
+	st_consistent(pool, 0);
+	kfree_skb(skb);			/* freed like any page */
+out:
+	ppb_pool_destroy(pool);
+}
+
+static void test_lent_fifo_full(void)
+{
+	/* pool_size 2: 2 * PPB_LENT_PER_RING lent pages tracked at most */
+	enum { TRACKED = 2 * PPB_LENT_PER_RING };
+	struct ppb_params p = st_params();
+	struct sk_buff *skb[TRACKED + 1];
+	struct page *page[TRACKED + 1];
+	struct ppb_pool *pool;
+	int i;
+
+	p.pool_size = 2;
+	pool = st_create(&p);
+	if (!pool)
+		return;
+	for (i = 0; i <= TRACKED; i++)
+		skb[i] = st_skb(pool, &page[i]);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 1, "oldest orphaned to make room");
+	EXPECT(page_ref_count(page[0]) == 1, "page 0 belongs to its skb alone");
+	EXPECT(page_ref_count(page[1]) > 1, "page 1 still tracked by the pool");
+	st_consistent(pool, 0);
+	for (i = 0; i <= TRACKED; i++)
+		kfree_skb(skb[i]);
+	ppb_pool_destroy(pool);
+}
+
+static void test_skb_mark_frags(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct sk_buff *skb;
+	struct page *frag;
+
+	if (!pool)
+		return;
+	skb = alloc_skb(128, GFP_KERNEL);
+	frag = ppb_dev_alloc_pages(pool);
+	if (!skb || !frag) {
+		EXPECT(0, "skb and page");
+		kfree_skb(skb);
+		goto out;
+	}
+	skb_add_rx_frag(skb, 0, frag, 0, 1000, PAGE_SIZE);
+	ppb_skb_mark(pool, skb);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_LENT) == 1,
+	       "the frag page is lent, the kmalloc head is not");
+	kfree_skb(skb);
+	st_cycle_refill(pool);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 1, "frag page reclaimed");
+out:
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+/* ---- teardown ---- */
+
+static bool st_wait_gone(u32 id, unsigned int ms)
+{
+	struct ppb_stats s;
+
+	while (ppb_pool_stats_by_id(id, &s) == 0) {
+		if (!ms)
+			return false;
+		msleep(50);
+		ms = ms > 50 ? ms - 50 : 0;
+	}
+	return true;
+}
+
+static void test_destroy_inflight(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct ppb_stats s;
+	struct page *pages[3];
+	u32 id;
+	int i;
+
+	if (!pool)
+		return;
+	id = ppb_pool_id(pool);
+	for (i = 0; i < 3; i++)
+		pages[i] = ppb_dev_alloc_pages(pool);
+	ppb_pool_destroy(pool);
+	EXPECT(ppb_pool_stats_by_id(id, &s) == 0 && s.inflight_pages == 3,
+	       "destroyed pool waits for its 3 pages");
+	EXPECT(s.cache_pages == 0 && s.ring_pages == 0, "stock released at destroy");
+	for (i = 0; i < 2; i++)
+		ppb_put_page(pool, pages[i], -1, false);
+	msleep(1200);
+	EXPECT(ppb_pool_stats_by_id(id, &s) == 0 && s.inflight_pages == 1,
+	       "still waiting for the last page");
+	EXPECT(s.c[PPB_STAT_RELEASED_DESTROYED] == 2, "late returns released");
+	ppb_put_page(pool, pages[2], -1, true);	/* even a direct return is safe */
+	EXPECT(st_wait_gone(id, 3000), "pool freed itself after the last page");
+}
+
+static void test_destroy_stack_inflight(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct ppb_stats s;
+	struct sk_buff *skb;
+	struct page *page;
+	u32 id;
+
+	if (!pool)
+		return;
+	id = ppb_pool_id(pool);
+	skb = st_skb(pool, &page);
+	ppb_pool_destroy(pool);
+	EXPECT(ppb_pool_stats_by_id(id, &s) == 0 && s.lent_pages == 1,
+	       "waits for the page the stack holds");
+	consume_skb(skb);		/* the stack lets go, late */
+	EXPECT(st_wait_gone(id, 3000), "pool freed once the stack let go");
+}
+
+static void test_counters_busy(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct page *held[16];
+	struct sk_buff *skb;
+	struct page *page;
+	int i, k;
+
+	if (!pool)
+		return;
+	for (k = 0; k < 200; k++) {
+		for (i = 0; i < 16; i++)
+			held[i] = ppb_dev_alloc_pages(pool);
+		skb = st_skb(pool, &page);
+		for (i = 0; i < 16; i++)
+			ppb_put_page(pool, held[i], k % 64, false);
+		kfree_skb(skb);
+	}
+	for (i = 0; i < 4; i++)
+		held[i] = ppb_dev_alloc_pages(pool);
+	st_consistent(pool, 4);
+	for (i = 0; i < 4; i++)
+		ppb_put_page(pool, held[i], -1, false);
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+struct st_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct st_case st_cases[] = {
+	{ "params_pool_size_range", test_params_pool_size },
+	{ "params_order_range", test_params_order },
+	{ "params_dma_flags", test_params_sync_without_map },
+	{ "params_len_and_node", test_params_len_and_node },
+	{ "alloc_bulk_refill", test_bulk_refill },
+	{ "alloc_lifo_order", test_lifo_order },
+	{ "alloc_high_order", test_high_order },
+	{ "recycle_ring_from_other_cpu", test_ring_other_cpu },
+	{ "recycle_ring_full_release", test_ring_full_release },
+	{ "recycle_cache_full_to_ring", test_cache_full_to_ring },
+	{ "recycle_refcnt_release", test_refcnt_release },
+	{ "recycle_pfmemalloc_released", test_pfmemalloc_released },
+	{ "numa_far_node_released", test_far_node_released },
+	{ "numa_update_nid_ring_waive", test_update_nid_ring_waive },
+	{ "dma_sync_max_len", test_sync_max_len },
+	{ "dma_mapped_once", test_dma_mapped_once },
+	{ "stack_reclaim", test_stack_reclaim },
+	{ "stack_orphan_held_skb", test_stack_orphan },
+	{ "stack_lent_fifo_full", test_lent_fifo_full },
+	{ "stack_skb_mark_frags", test_skb_mark_frags },
+	{ "destroy_inflight_late_return", test_destroy_inflight },
+	{ "destroy_stack_inflight", test_destroy_stack_inflight },
+	{ "counters_consistent_busy", test_counters_busy },
+};
+
+static int __init st_init(void)
+{
+	struct platform_device_info info = {
+		.name = "pp_selftest",
+		.id = PLATFORM_DEVID_NONE,
+		.dma_mask = DMA_BIT_MASK(64),
+	};
+	int i, failed = 0;
+
+	st_pdev = platform_device_register_full(&info);
+	if (IS_ERR(st_pdev))
+		return PTR_ERR(st_pdev);
+
+	pr_info("KTAP version 1\n");
+	pr_info("1..%zu\n", ARRAY_SIZE(st_cases));
+	for (i = 0; i < ARRAY_SIZE(st_cases); i++) {
+		st_failed = 0;
+		st_skip = NULL;
+		st_cases[i].fn();
+		if (st_skip)
+			pr_info("ok %d %s # SKIP %s\n", i + 1, st_cases[i].name, st_skip);
+		else
+			pr_info("%sok %d %s\n", st_failed ? "not " : "", i + 1, st_cases[i].name);
+		failed += st_failed;
+	}
+	pr_info("# pp_selftest: %zu cases, %d failed\n", ARRAY_SIZE(st_cases), failed);
+	platform_device_unregister(st_pdev);
+	return failed ? -EINVAL : 0;
+}
+
+static void __exit st_exit(void)
+{
+}
+
+module_init(st_init);
+module_exit(st_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ppkit page_pool backport selftests (KTAP)");
