@@ -138,7 +138,7 @@ for w in "${WANT[@]}"; do
 	grep -qx "$w" "$out/.config" || fail ".config lacks $w after olddefconfig (see $out/.config)"
 done
 nmod=$(grep -c '=m$' "$out/.config")
-say "$nmod options as modules; building with $JOBS jobs (about an hour the first time; log $log)"
+say "$nmod options as modules; building with $JOBS jobs (about half an hour the first time; log $log)"
 "${KMAKE[@]}" bzImage modules >>"$log" 2>&1 || { tail -30 "$log" >&2; fail "build failed: see $log"; }
 rm -rf "$dir/root"
 "${KMAKE[@]}" INSTALL_MOD_PATH="$dir/root" INSTALL_MOD_STRIP=1 modules_install >>"$log" 2>&1 ||

@@ -34,7 +34,7 @@ lab_kernel() {
 		;;
 	debug)
 		p=$(LAB_KERNEL='' "$LAB_LIB_DIR/debug-kernel.sh" --print) || {
-			echo "lab: LAB_KERNEL=debug, but no debug kernel is built for this lab kernel: run scripts/lab/debug-kernel.sh (about an hour the first time)" >&2
+			echo "lab: LAB_KERNEL=debug, but no debug kernel is built for this lab kernel: run scripts/lab/debug-kernel.sh (about half an hour the first time)" >&2
 			return 1
 		}
 		read -r KVER dir <<<"$p"
