@@ -177,6 +177,12 @@ static unsigned int ppsim_refill(struct ppsim_rxq *rxq)
 	return n;
 }
 
+/* The last refill stopped at a failed allocation, not at a posted descriptor. */
+static bool ppsim_refill_short(const struct ppsim_rxq *rxq)
+{
+	return READ_ONCE(rxq->desc[rxq->ntu].status) == PPSIM_DESC_EMPTY;
+}
+
 /* ---- XDP_TX: out of the pair, the page recycled on completion ----------- */
 
 static bool ppsim_xdp_tx(struct ppsim_rxq *rxq, struct xdp_buff *xdp, dma_addr_t dma)
@@ -363,6 +369,12 @@ int ppsim_poll(struct napi_struct *napi, int budget)
 	}
 	rcu_read_unlock();
 	ppsim_refill(rxq);
+	/*
+	 * No page for an empty descriptor: poll again soon rather than wait for
+	 * an interrupt, which a ring with nothing posted would never raise.
+	 */
+	if (ppsim_refill_short(rxq))
+		done = budget;
 
 	if (rxq->xdp_tx_kick) {
 		ppsim_raise_irq(rxq->xdp_tx_kick);
@@ -517,6 +529,12 @@ int ppsim_rings_up(struct ppsim_priv *priv)
 		spin_lock_bh(&rxq->dev_lock);
 		rxq->active = true;
 		spin_unlock_bh(&rxq->dev_lock);
+		/* The first fill fell short (no memory): NAPI retries it. */
+		if (ppsim_refill_short(rxq)) {
+			local_bh_disable();
+			napi_schedule(&rxq->napi);
+			local_bh_enable();
+		}
 	}
 	priv->rings_up = true;
 	return 0;
