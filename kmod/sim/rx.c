@@ -530,11 +530,8 @@ int ppsim_rings_up(struct ppsim_priv *priv)
 		rxq->active = true;
 		spin_unlock_bh(&rxq->dev_lock);
 		/* The first fill fell short (no memory): NAPI retries it. */
-		if (ppsim_refill_short(rxq)) {
-			local_bh_disable();
-			napi_schedule(&rxq->napi);
-			local_bh_enable();
-		}
+		if (ppsim_refill_short(rxq))
+			ppsim_raise_irq(rxq);
 	}
 	priv->rings_up = true;
 	return 0;
