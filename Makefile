@@ -97,8 +97,11 @@ check: modules
 test-kernel: modules
 	tests/lab/run-all.sh
 
-# DEBUG_LANE=no: the stress suite on Debian's kernel even when the debug
-# kernel is cached (what a bare machine, such as CI's, runs).
+# DEBUG_LANE=no: every lab scenario and the stress suite on Debian's kernel
+# even when the debug kernel is cached (what a bare machine, such as CI's,
+# runs).  With the debug lane, the scenarios that drive kernel code and the
+# stress suite run on the debug kernel only (tests/lab/run-all.sh kernel),
+# the tools' scenarios on Debian's (run-all.sh tools).
 DEBUG_LANE ?= auto
 test: deps
 	$(MAKE) modules
@@ -107,16 +110,16 @@ test: deps
 	$(MAKE) test-unit
 	$(MAKE) test-docs
 	$(MAKE) test-asan
-	tests/lab/run-all.sh lab
 	$(MAKE) test-drivers
 	$(MAKE) test-boards
 	@if [ "$(DEBUG_LANE)" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null; then \
-		$(MAKE) test-debug DEBUG_SUITE=kernel; \
+		echo "debug-kernel lane: the tools' scenarios on Debian's kernel, the kernel's and the stress suite on the debug kernel"; \
+		tests/lab/run-all.sh tools && $(MAKE) test-debug DEBUG_SUITE=kernel; \
 	else \
 		[ "$(DEBUG_LANE)" = no ] && echo "debug-kernel lane: off (DEBUG_LANE=no)" || \
 		echo "debug-kernel lane: no cached debug kernel (scripts/lab/debug-kernel.sh builds it once, about half an hour):"; \
-		echo "the stress suite runs on Debian's kernel instead"; \
-		tests/lab/run-all.sh stress; \
+		echo "every lab scenario and the stress suite run on Debian's kernel"; \
+		tests/lab/run-all.sh all; \
 	fi
 
 # Patched drivers, out of tree from the target kernel's own source:
@@ -180,7 +183,8 @@ modules-debug:
 	$(MAKE) modules KDIR=$$kdir MOD_DIR=$(DEBUG_KMOD) MOD_LOG=$(BUILD)/modules-debug.log MOD_ARGS=CC=$$cc
 
 # DEBUG_SUITE=kernel (what make test runs when the debug kernel is cached):
-# only the scenarios that drive kernel code, and the stress suite.
+# only the scenarios that drive kernel code, and the stress suite;
+# DEBUG_SUITE=tools: the rest (ppctl-e2e, ppctld, the lab's own checks).
 DEBUG_SUITE ?= all
 test-debug: tools
 	scripts/lab/debug-kernel.sh

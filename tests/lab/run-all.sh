@@ -1,31 +1,41 @@
 #!/bin/bash
 # The lab scenarios, each in a fresh guest. Used by `make test`.
 #
-#   tests/lab/run-all.sh [lab|stress|all|kernel]     (default: lab)
+#   tests/lab/run-all.sh [--list] [lab|stress|all|kernel|tools]   (default: lab)
 #
-# lab: the functional scenarios; stress: tests/lab/stress/ (load/unload
-# cycles, everything at once on 4 vCPUs, memory pressure and fault
-# injection); all: both; kernel: the scenarios that drive our kernel code
-# (the pool's selftest, unload with pages in a socket, ppsim, the netlink
-# fuzzer, the debug kernel's detectors) and the stress suite, without the
-# ones that test the tools and the lab itself (ppctl-e2e, ppctld, the lab's
-# exit status and splat detection): what `make test` runs on the debug
-# kernel.  With LAB_KERNEL=debug every guest boots the debug kernel
-# (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug); the
-# DKMS scenario, which installs into Debian's /lib/modules, is not run
-# there and is reported as such.
+# Every scenario belongs to one group (the table below):
+#   kernel  drives our kernel code: the pool's selftest, unload with pages in
+#           a socket, ppsim, the netlink fuzzer, the debug kernel's detectors;
+#   tools   tests the user-space tools and the lab itself: ppctl-e2e, ppctld,
+#           DKMS, the lab's exit status and splat detection;
+#   stress  tests/lab/stress/: load/unload cycles, everything at once on 4
+#           vCPUs, memory pressure and fault injection.
+# Suites: lab = kernel + tools; stress; all = the three; kernel = kernel +
+# stress (what `make test` runs on the debug kernel); tools (what it then
+# runs on Debian's).  --list prints the scenarios a suite would run.
+#
+# With LAB_KERNEL=debug every guest boots the debug kernel
+# (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug).  DKMS,
+# which installs into Debian's /lib/modules, is not run there and is
+# reported as such; the detectors' own test runs only there.
 # Prints 'N passed, N failed' at the end; exits non-zero if any scenario failed.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
+LIST=0
+[ "${1:-}" = --list ] && { LIST=1; shift; }
 SUITE=${1:-lab}
 case "$SUITE" in
-lab | stress | all | kernel) ;;
-*) echo "run-all: unknown suite '$SUITE': lab, stress, all or kernel" >&2; exit 2 ;;
+lab) GROUPS_RUN="kernel tools" ;;
+stress) GROUPS_RUN="stress" ;;
+all) GROUPS_RUN="kernel tools stress" ;;
+kernel) GROUPS_RUN="kernel stress" ;;
+tools) GROUPS_RUN="tools" ;;
+*) echo "run-all: unknown suite '$SUITE': lab, stress, all, kernel or tools" >&2; exit 2 ;;
 esac
 KERNEL=${LAB_KERNEL:-debian}
 LAB=scripts/lab/run
 OUT=build/lab/results
-mkdir -p "$OUT"
+[ $LIST = 1 ] || mkdir -p "$OUT"
 pass=0 failn=0 failed=() notrun=()
 
 scenario() {
@@ -44,6 +54,30 @@ scenario() {
 	fi
 }
 
+# row NAME GROUP[:debian|:debug] COMMAND...: run the scenario if the suite
+# takes its group and, where the row names one, the lab boots that kernel.
+row() {
+	local name=$1 group=${2%%:*} only=
+	[ "$2" != "$group" ] && only=${2#*:}
+	shift 2
+	case $group in kernel | tools | stress) ;; *)
+		# make test runs kernel and tools on the debug lane: a row in no
+		# group would silently drop out of it
+		echo "run-all: $name: unknown group '$group'" >&2; exit 2 ;;
+	esac
+	case " $GROUPS_RUN " in *" $group "*) ;; *) return 0 ;; esac
+	if [ -n "$only" ] && [ "$only" != "$KERNEL" ]; then
+		# A Debian-only scenario skipped is worth a line; the debug
+		# kernel's own test on Debian's kernel is not.
+		[ "$only" = debian ] || return 0
+		[ $LIST = 1 ] && return 0
+		echo "=== lab: $name: NOT RUN on the $KERNEL kernel (it installs into Debian's /lib/modules; make test runs it on Debian's)"
+		notrun+=("$name")
+		return 0
+	fi
+	if [ $LIST = 1 ]; then echo "$name"; else scenario "$name" "$@"; fi
+}
+
 selftest() {
 	# 1 GiB a node: the debug kernel's boot leaves node 0 of a 1 GiB guest
 	# next to no free pages, and the NUMA cases need local ones.
@@ -54,36 +88,27 @@ selftest() {
 	return $rc
 }
 
-echo "=== lab: suite $SUITE on the $KERNEL kernel"
-if [ "$SUITE" != stress ]; then
-	full=0
-	[ "$SUITE" = kernel ] || full=1
-	scenario pool-selftest selftest
-	scenario unload-with-pages-in-socket $LAB -- tests/lab/unload-inflight.sh
-	[ $full = 1 ] && scenario ppctl-e2e $LAB --smp 2 -- tests/lab/ppctl-e2e.sh
-	scenario ppsim $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
-	[ $full = 1 ] && scenario ppctld $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
-	if [ "$KERNEL" = debian ]; then
-		[ $full = 1 ] && scenario dkms tests/lab/dkms.sh
-	else
-		echo "=== lab: dkms: NOT RUN on the $KERNEL kernel (it installs into Debian's /lib/modules; make test runs it on Debian's)"
-		notrun+=(dkms)
-	fi
-	scenario netlink-fuzz $LAB --smp 2 -- tests/lab/fuzz.sh
-	if [ $full = 1 ]; then
-		scenario lab-exit-status sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
-		scenario lab-catches-splat tests/lab/splat-detect.sh
-	fi
-	[ "$KERNEL" = debug ] && scenario debug-kernel-catches-bugs tests/lab/debug-detect.sh
-fi
-if [ "$SUITE" != lab ]; then
-	scenario stress-reload $LAB --smp 2 -- tests/lab/stress/reload.py 50
-	scenario stress-mixed $LAB --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
-	# failslab's cache filter: 6.1 marks a cache only at boot
-	fsl=()
-	[ "$KERNEL" = debug ] && fsl=(--append slub_debug=A,skbuff_head_cache)
-	scenario stress-pressure $LAB --smp 2 --mem 1024 "${fsl[@]}" -- tests/lab/stress/pressure.sh
-fi
+# failslab's cache filter: 6.1 marks a cache only at boot
+fsl=()
+# shellcheck disable=SC2054 # one argument: the option and the cache
+[ "$KERNEL" = debug ] && fsl=(--append slub_debug=A,skbuff_head_cache)
+
+[ $LIST = 1 ] || echo "=== lab: suite $SUITE on the $KERNEL kernel"
+#   name                        group         command
+row pool-selftest               kernel        selftest
+row unload-with-pages-in-socket kernel        $LAB -- tests/lab/unload-inflight.sh
+row ppctl-e2e                   tools         $LAB --smp 2 -- tests/lab/ppctl-e2e.sh
+row ppsim                       kernel        $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
+row ppctld                      tools         $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
+row dkms                        tools:debian  tests/lab/dkms.sh
+row netlink-fuzz                kernel        $LAB --smp 2 -- tests/lab/fuzz.sh
+row lab-exit-status             tools         sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
+row lab-catches-splat           tools         tests/lab/splat-detect.sh
+row debug-kernel-catches-bugs   kernel:debug  tests/lab/debug-detect.sh
+row stress-reload               stress        $LAB --smp 2 -- tests/lab/stress/reload.py 50
+row stress-mixed                stress        $LAB --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
+row stress-pressure             stress        $LAB --smp 2 --mem 1024 "${fsl[@]}" -- tests/lab/stress/pressure.sh
+[ $LIST = 1 ] && exit 0
 
 echo "lab ($SUITE, $KERNEL kernel): $pass passed, $failn failed${failed:+ (${failed[*]})}${notrun:+, not run: ${notrun[*]}}"
 [ $failn -eq 0 ]
