@@ -99,9 +99,10 @@ test-kernel: modules
 
 # DEBUG_LANE=no: every lab scenario and the stress suite on Debian's kernel
 # even when the debug kernel is cached (what a bare machine, such as CI's,
-# runs).  With the debug lane, the scenarios that drive kernel code and the
-# stress suite run on the debug kernel only (tests/lab/run-all.sh kernel),
-# the tools' scenarios on Debian's (run-all.sh tools).
+# runs).  With the debug lane, the pool's selftest, unload with pages in a
+# socket, the detectors' test and the stress suite run on the debug kernel
+# only (tests/lab/run-all.sh debug-lane), the other scenarios on Debian's
+# (run-all.sh debian-lane): the lane column of run-all.sh's table.
 DEBUG_LANE ?= auto
 test: deps
 	$(MAKE) modules
@@ -113,8 +114,8 @@ test: deps
 	$(MAKE) test-drivers
 	$(MAKE) test-boards
 	@if [ "$(DEBUG_LANE)" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null; then \
-		echo "debug-kernel lane: the tools' scenarios on Debian's kernel, the kernel's and the stress suite on the debug kernel"; \
-		tests/lab/run-all.sh tools && $(MAKE) test-debug DEBUG_SUITE=kernel; \
+		echo "debug-kernel lane: the selftest, unload and the stress suite on the debug kernel, the other scenarios on Debian's"; \
+		tests/lab/run-all.sh debian-lane && $(MAKE) test-debug DEBUG_SUITE=debug-lane; \
 	else \
 		[ "$(DEBUG_LANE)" = no ] && echo "debug-kernel lane: off (DEBUG_LANE=no)" || \
 		echo "debug-kernel lane: no cached debug kernel (scripts/lab/debug-kernel.sh builds it once, about half an hour):"; \
@@ -182,9 +183,8 @@ modules-debug:
 	cc=$$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' $$kdir/.config); \
 	$(MAKE) modules KDIR=$$kdir MOD_DIR=$(DEBUG_KMOD) MOD_LOG=$(BUILD)/modules-debug.log MOD_ARGS=CC=$$cc
 
-# DEBUG_SUITE=kernel (what make test runs when the debug kernel is cached):
-# only the scenarios that drive kernel code, and the stress suite;
-# DEBUG_SUITE=tools: the rest (ppctl-e2e, ppctld, the lab's own checks).
+# DEBUG_SUITE=debug-lane: what make test runs on it when it is cached
+# (tests/lab/run-all.sh --list debug-lane); any suite of run-all.sh.
 DEBUG_SUITE ?= all
 test-debug: tools
 	scripts/lab/debug-kernel.sh

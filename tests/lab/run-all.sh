@@ -1,7 +1,7 @@
 #!/bin/bash
 # The lab scenarios, each in a fresh guest. Used by `make test`.
 #
-#   tests/lab/run-all.sh [--list] [lab|stress|all|kernel|tools]   (default: lab)
+#   tests/lab/run-all.sh [--list] [SUITE]     (default: lab)
 #
 # Every scenario belongs to one group (the table below):
 #   kernel  drives our kernel code: the pool's selftest, unload with pages in
@@ -10,9 +10,12 @@
 #           DKMS, the lab's exit status and splat detection;
 #   stress  tests/lab/stress/: load/unload cycles, everything at once on 4
 #           vCPUs, memory pressure and fault injection.
-# Suites: lab = kernel + tools; stress; all = the three; kernel = kernel +
-# stress (what `make test` runs on the debug kernel); tools (what it then
-# runs on Debian's).  --list prints the scenarios a suite would run.
+# and to one lane: the kernel `make test` boots it on when the debug kernel
+# is cached (debug: the pool's selftest, unload, the detectors and the
+# stress suite, where KASAN, kmemleak, lockdep and fault injection matter
+# most; debian: the rest, which the debug kernel would slow down tenfold).
+# SUITE: lab (kernel and tools), stress, all, debug-lane, debian-lane.
+# --list prints the scenarios a suite would run.
 #
 # With LAB_KERNEL=debug every guest boots the debug kernel
 # (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug).  DKMS,
@@ -27,11 +30,11 @@ SUITE=${1:-lab}
 case "$SUITE" in
 lab) GROUPS_RUN="kernel tools" ;;
 stress) GROUPS_RUN="stress" ;;
-all) GROUPS_RUN="kernel tools stress" ;;
-kernel) GROUPS_RUN="kernel stress" ;;
-tools) GROUPS_RUN="tools" ;;
-*) echo "run-all: unknown suite '$SUITE': lab, stress, all, kernel or tools" >&2; exit 2 ;;
+all | debug-lane | debian-lane) GROUPS_RUN="kernel tools stress" ;;
+*) echo "run-all: unknown suite '$SUITE': lab, stress, all, debug-lane or debian-lane" >&2; exit 2 ;;
 esac
+LANE_RUN=${SUITE%-lane}
+[ "$LANE_RUN" = "$SUITE" ] && LANE_RUN=
 KERNEL=${LAB_KERNEL:-debian}
 LAB=scripts/lab/run
 OUT=build/lab/results
@@ -54,17 +57,24 @@ scenario() {
 	fi
 }
 
-# row NAME GROUP[:debian|:debug] COMMAND...: run the scenario if the suite
-# takes its group and, where the row names one, the lab boots that kernel.
+# row NAME GROUP[:debian|:debug] LANE COMMAND...: run the scenario if the
+# suite takes its group (and lane) and, where the row names one, the lab
+# boots that kernel.
 row() {
-	local name=$1 group=${2%%:*} only=
+	local name=$1 group=${2%%:*} lane=$3 only=
 	[ "$2" != "$group" ] && only=${2#*:}
-	shift 2
+	shift 3
+	# a row in no group or lane would silently drop out of make test
 	case $group in kernel | tools | stress) ;; *)
-		# make test runs kernel and tools on the debug lane: a row in no
-		# group would silently drop out of it
 		echo "run-all: $name: unknown group '$group'" >&2; exit 2 ;;
 	esac
+	case $lane in debug | debian) ;; *)
+		echo "run-all: $name: unknown lane '$lane'" >&2; exit 2 ;;
+	esac
+	if [ -n "$only" ] && [ "$only" != "$lane" ]; then
+		echo "run-all: $name: runs on the $only kernel only, but its lane is $lane" >&2; exit 2
+	fi
+	[ -z "$LANE_RUN" ] || [ "$lane" = "$LANE_RUN" ] || return 0
 	case " $GROUPS_RUN " in *" $group "*) ;; *) return 0 ;; esac
 	if [ -n "$only" ] && [ "$only" != "$KERNEL" ]; then
 		# A Debian-only scenario skipped is worth a line; the debug
@@ -94,20 +104,20 @@ fsl=()
 [ "$KERNEL" = debug ] && fsl=(--append slub_debug=A,skbuff_head_cache)
 
 [ $LIST = 1 ] || echo "=== lab: suite $SUITE on the $KERNEL kernel"
-#   name                        group         command
-row pool-selftest               kernel        selftest
-row unload-with-pages-in-socket kernel        $LAB -- tests/lab/unload-inflight.sh
-row ppctl-e2e                   tools         $LAB --smp 2 -- tests/lab/ppctl-e2e.sh
-row ppsim                       kernel        $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
-row ppctld                      tools         $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
-row dkms                        tools:debian  tests/lab/dkms.sh
-row netlink-fuzz                kernel        $LAB --smp 2 -- tests/lab/fuzz.sh
-row lab-exit-status             tools         sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
-row lab-catches-splat           tools         tests/lab/splat-detect.sh
-row debug-kernel-catches-bugs   kernel:debug  tests/lab/debug-detect.sh
-row stress-reload               stress        $LAB --smp 2 -- tests/lab/stress/reload.py 50
-row stress-mixed                stress        $LAB --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
-row stress-pressure             stress        $LAB --smp 2 --mem 1024 "${fsl[@]}" -- tests/lab/stress/pressure.sh
+#   name                        group         lane    command
+row pool-selftest               kernel        debug   selftest
+row unload-with-pages-in-socket kernel        debug   $LAB -- tests/lab/unload-inflight.sh
+row ppctl-e2e                   tools         debian  $LAB --smp 2 -- tests/lab/ppctl-e2e.sh
+row ppsim                       kernel        debian  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
+row ppctld                      tools         debian  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
+row dkms                        tools:debian  debian  tests/lab/dkms.sh
+row netlink-fuzz                kernel        debian  $LAB --smp 2 -- tests/lab/fuzz.sh
+row lab-exit-status             tools         debian  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
+row lab-catches-splat           tools         debian  tests/lab/splat-detect.sh
+row debug-kernel-catches-bugs   kernel:debug  debug   tests/lab/debug-detect.sh
+row stress-reload               stress        debug   $LAB --smp 2 -- tests/lab/stress/reload.py 50
+row stress-mixed                stress        debug   $LAB --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
+row stress-pressure             stress        debug   $LAB --smp 2 --mem 1024 "${fsl[@]}" -- tests/lab/stress/pressure.sh
 [ $LIST = 1 ] && exit 0
 
 echo "lab ($SUITE, $KERNEL kernel): $pass passed, $failn failed${failed:+ (${failed[*]})}${notrun:+, not run: ${notrun[*]}}"
