@@ -99,10 +99,8 @@ test-kernel: modules
 
 # DEBUG_LANE=no: every lab scenario and the stress suite on Debian's kernel
 # even when the debug kernel is cached (what a bare machine, such as CI's,
-# runs).  With the debug lane, the pool's selftest, unload with pages in a
-# socket, the detectors' test and the stress suite run on the debug kernel
-# only (tests/lab/run-all.sh debug-lane), the other scenarios on Debian's
-# (run-all.sh debian-lane): the lane column of run-all.sh's table.
+# runs).  With the debug lane, each scenario runs on the kernel of its lane
+# column in tests/lab/run-all.sh (--list debug-lane / debian-lane).
 DEBUG_LANE ?= auto
 test: deps
 	$(MAKE) modules
@@ -114,7 +112,7 @@ test: deps
 	$(MAKE) test-drivers
 	$(MAKE) test-boards
 	@if [ "$(DEBUG_LANE)" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null; then \
-		echo "debug-kernel lane: the selftest, unload and the stress suite on the debug kernel, the other scenarios on Debian's"; \
+		echo "debug-kernel lane: on the debug kernel:" $$(LAB_KERNEL=debug tests/lab/run-all.sh --list debug-lane); \
 		tests/lab/run-all.sh debian-lane && $(MAKE) test-debug DEBUG_SUITE=debug-lane; \
 	else \
 		[ "$(DEBUG_LANE)" = no ] && echo "debug-kernel lane: off (DEBUG_LANE=no)" || \
