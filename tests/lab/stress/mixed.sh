@@ -60,15 +60,20 @@ loop() {
 	echo "$n $f $((SECONDS - END + DUR))" > "$T/$name.count"
 }
 resize() {	# one live pool of $dev, drawn at random, to a size drawn from four
-	local sizes=(64 256 1024 4096) id
+	local sizes=(64 256 1024 4096) id tries=0
 	# A pool that ethtool -G or XDP replaced stays listed, detached, while
 	# the sink's socket holds its pages; the kernel refuses to resize it.
-	id=$($PPCTL list --json | python3 -c '
+	# None is live between a rebuild's destroy and its create: ask again.
+	while id=$($PPCTL list --json | python3 -c '
 import json, random, sys
 ids = [p["id"] for p in json.load(sys.stdin)["pools"]
        if p["ifname"] == sys.argv[1] and p["state"] == "live"]
-print(random.choice(ids) if ids else "")' "$dev")
-	[ -n "$id" ] || return 0	# between a rebuild's destroy and create
+print(random.choice(ids) if ids else "")' "$dev") && [ -z "$id" ]; do
+		tries=$((tries + 1))
+		[ $tries -lt 10 ] || { echo "no live pool of $dev in 10 tries" >&2; return 1; }
+		sleep 0.5
+	done
+	[ -n "$id" ] || { echo "ppctl list failed" >&2; return 1; }
 	# and it may be replaced, or gone, since the list
 	$PPCTL set "$id" --ring-size "${sizes[RANDOM % 4]}" 2> "$T/set.err" ||
 		grep -q -e "no pool $id" -e "pool is destroyed" "$T/set.err" ||
