@@ -103,20 +103,15 @@ check "the control loops end within $LOOPS_MAX s" \
 wait $ipf
 ipf_rc=$?
 $PPCTL sim gen stop "$dev" > /dev/null
-for l in resize xdp ethtool scrape; do
+for l in "resize:ring resizes" "xdp:XDP attach/detach" "ethtool:ethtool -G" "scrape:/metrics scrapes"; do
+	what=${l#*:} l=${l%%:*}
 	[ -f "$T/$l.count" ] || echo "? ? ?" > "$T/$l.count"	# still running
 	read -r n f secs < "$T/$l.count"
 	echo "# $l: $n done, $f failed, ended after $secs s"
 	[ -s "$T/$l.err" ] && sort "$T/$l.err" | uniq -c | sort -rn | head -3 | sed 's/^/#   /'
+	[ "$l" = scrape ] || what="$what under traffic"
+	check "$what ($n, $f failed)" test "$n" -ge $MINRUNS -a "$f" -eq 0
 done
-read -r n f _ < "$T/resize.count"
-check "ring resizes under traffic ($n, $f failed)" test "$n" -ge $MINRUNS -a "$f" -eq 0
-read -r n f _ < "$T/xdp.count"
-check "XDP attach/detach under traffic ($n, $f failed)" test "$n" -ge $MINRUNS -a "$f" -eq 0
-read -r n f _ < "$T/ethtool.count"
-check "ethtool -G under traffic ($n, $f failed)" test "$n" -ge $MINRUNS -a "$f" -eq 0
-read -r n f _ < "$T/scrape.count"
-check "/metrics scrapes ($n, $f failed)" test "$n" -ge $MINRUNS -a "$f" -eq 0
 check "TCP across the pair all along (iperf3 exit $ipf_rc)" python3 -c "
 import json; d = json.load(open('$T/iperf.json')); b = d['end']['sum_received']['bytes']
 print('# iperf3: %.1f MB received' % (b / 1e6)); assert b > 0"
