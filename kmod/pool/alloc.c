@@ -46,6 +46,12 @@ int ppb_params_check(const struct ppb_params *p, const char **why)
 }
 EXPORT_SYMBOL_GPL(ppb_params_check);
 
+static u8 ppb_put_checks(int nid, unsigned int flags)
+{
+	return (nid != NUMA_NO_NODE ? PPB_PC_NODE : 0) |
+	       (flags & PPB_FLAG_DMA_SYNC_DEV ? PPB_PC_SYNC : 0);
+}
+
 struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 {
 	struct ppb_pool *pool;
@@ -70,11 +76,13 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 	pool->p.owner = NULL;
 	strscpy(pool->owner, params->owner ?: "unknown", sizeof(pool->owner));
 	pool->nid = params->nid;
-	pool->put_checks = params->nid != NUMA_NO_NODE ||
-			   (params->flags & PPB_FLAG_DMA_SYNC_DEV);
+	pool->put_checks = ppb_put_checks(params->nid, params->flags);
+	seqcount_init(&pool->seq);
+	INIT_DELAYED_WORK(&pool->release_dw, ppb_release_retry);
 	pool->page_bytes = PAGE_SIZE << params->order;
 	pool->refill_batch = PPB_REFILL_BATCH;
 	pool->p.netdev = NULL;
+	pool->netdev = params->netdev;
 	if (params->netdev)
 		pool->ifindex = params->netdev->ifindex;
 	if (params->napi)
@@ -86,10 +94,7 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 		goto err_free;
 	if (ptr_ring_init(&pool->ring, params->pool_size, GFP_KERNEL))
 		goto err_stats;
-	/* Lent pages are tracked in a FIFO as large as the ring, rounded up. */
-	/* a TCP receive queue holds several rings' worth of pages for a while */
-	pool->lent_mask = PPB_LENT_PER_RING * roundup_pow_of_two(params->pool_size) - 1;
-	pool->lent = kvcalloc(pool->lent_mask + 1, sizeof(*pool->lent), GFP_KERNEL);
+	pool->lent = ppb_lent_alloc(params->pool_size);
 	if (!pool->lent)
 		goto err_ring;
 	atomic64_set(&pool->release_cnt, 0);
@@ -172,8 +177,7 @@ static bool ppb_page_enter(struct ppb_pool *pool, struct page *page)
 			ppb_sync_for_device(pool, page, pool->p.max_len);
 	}
 	page_ref_add(page, PPB_BIAS - 1);
-	pool->hold_cnt++;
-	ppb_cinc(pool, PPB_C_ALLOCATED);
+	pool->cache.fill_new++;		/* into hold_cnt when the refill is published */
 	return true;
 }
 
@@ -207,7 +211,7 @@ static void ppb_refill_from_ring(struct ppb_pool *pool)
 		ppb_cinc(pool, PPB_C_EMPTY);
 		return;
 	}
-	while (ppb_cache_count(&pool->cache) < batch) {
+	while (pool->cache.fill < batch) {
 		page = __ptr_ring_consume(r);
 		if (!page)
 			break;
@@ -221,7 +225,7 @@ static void ppb_refill_from_ring(struct ppb_pool *pool)
 			ppb_release_page(pool, page);
 			continue;
 		}
-		ppb_cache_push(pool, page);
+		ppb_cache_stage(pool, page);
 	}
 	spin_unlock(&r->consumer_lock);
 	if (bh)
@@ -244,7 +248,7 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 			put_page(page);
 			return;
 		}
-		ppb_cache_push(pool, page);
+		ppb_cache_stage(pool, page);
 		return;
 	}
 
@@ -252,7 +256,7 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 	n = alloc_pages_bulk_array_node(gfp, nid, min(batch, ARRAY_SIZE(pages)), pages);
 	for (i = 0; i < n; i++) {
 		if (ppb_page_enter(pool, pages[i]))
-			ppb_cache_push(pool, pages[i]);
+			ppb_cache_stage(pool, pages[i]);
 		else
 			put_page(pages[i]);
 	}
@@ -290,50 +294,66 @@ void ppb_cache_flush(struct ppb_pool *pool, bool waive)
 	struct ppb_cache *c = &pool->cache;
 	u32 n = ppb_cache_count(c);
 
+	ppb_books_begin(pool);
 	ppb_cadd(pool, PPB_C_FLUSH_DIRECT, n - min(ppb_top_seg(c->top), n));
 	ppb_cache_fold(pool);
 	if (waive)
 		ppb_cadd(pool, PPB_C_WAIVE, n);
 	c->top = ppb_top(c->top, 0, 0);
+	ppb_books_end(pool);
 	while (n)
 		ppb_release_page(pool, c->pages[--n]);
 }
 
-/* A refill of @c (empty before it) is complete. */
-static struct page *ppb_refilled(struct ppb_pool *pool, bool fresh)
+/*
+ * The refill of the (empty) cache is complete: @stack of its pages came
+ * back from the stack, the rest from the ring or, @fresh, the allocator.
+ * One section of the seqcount closes the last refill's books, counts @ev
+ * (a refill or a slow allocation, if there are pages) and publishes the
+ * pages, the first of them already served.
+ */
+static struct page *ppb_refilled(struct ppb_pool *pool, u32 stack, bool fresh,
+				 enum ppb_cctr ev)
 {
 	struct ppb_cache *c = &pool->cache;
-	u32 n = ppb_cache_count(c);
+	u32 n = c->fill;
 
-	c->top = ppb_top(c->top, n, n);
-	c->seg_len = n;
-	c->seg_fresh = fresh;
-	return ppb_cache_pop(pool);
+	ppb_books_begin(pool);
+	ppb_cache_fold(pool);
+	pool->hold_cnt += c->fill_new;
+	ppb_cadd(pool, PPB_C_ALLOCATED, c->fill_new);
+	if (n) {
+		ppb_cinc(pool, ev);
+		c->seg_len = n;
+		c->seg_stack = stack;
+		c->seg_fresh = fresh;
+		c->top = ppb_top(c->top, n - 1, n - 1);
+	}
+	ppb_books_end(pool);
+	c->fill = 0;
+	c->fill_new = 0;
+	return n ? c->pages[n - 1] : NULL;
 }
 
 static noinline struct page *ppb_alloc_slow(struct ppb_pool *pool, gfp_t gfp)
 {
 	struct ppb_cache *c = &pool->cache;
+	u32 stack;
 
-	/* The cache is empty: every page of the last refill was served. */
-	ppb_cache_fold(pool);
-
+	if (unlikely(READ_ONCE(pool->lent_next)))
+		ppb_lent_resize(pool);
 	/* Recycled stock first: pages the stack has let go, then the ring. */
 	if (pool->lent_head != pool->lent_tail)
 		ppb_reclaim(pool, READ_ONCE(pool->refill_batch), false, true);
-	c->seg_stack = ppb_cache_count(c);
-	if (c->seg_stack < READ_ONCE(pool->refill_batch))
+	stack = c->fill;
+	if (stack < READ_ONCE(pool->refill_batch))
 		ppb_refill_from_ring(pool);
-	if (ppb_cache_count(c)) {
-		ppb_cinc(pool, PPB_C_REFILL);
-		return ppb_refilled(pool, false);
-	}
+	if (c->fill)
+		return ppb_refilled(pool, stack, false, PPB_C_REFILL);
 
 	ppb_refill_from_allocator(pool, gfp);
-	if (!ppb_cache_count(c))
-		return NULL;
-	ppb_cinc(pool, pool->p.order ? PPB_C_SLOW_HIGH_ORDER : PPB_C_SLOW);
-	return ppb_refilled(pool, true);
+	return ppb_refilled(pool, 0, true,
+			    pool->p.order ? PPB_C_SLOW_HIGH_ORDER : PPB_C_SLOW);
 }
 
 struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp)
@@ -345,13 +365,26 @@ struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(ppb_alloc_pages);
 
+/*
+ * The NAPI instance that allocates from @pool now (its id is what the
+ * ppkit family reports), or NULL: for a pool that outlives the driver's
+ * NAPI instances, e.g. one created with its RX ring before the ring's
+ * NAPI is added.  Only the id is kept, so the pool never reads a NAPI
+ * instance that is gone.
+ */
+void ppb_pool_set_napi(struct ppb_pool *pool, struct napi_struct *napi)
+{
+	WRITE_ONCE(pool->napi_id, napi ? READ_ONCE(napi->napi_id) : 0);
+}
+EXPORT_SYMBOL_GPL(ppb_pool_set_napi);
+
 void ppb_update_nid(struct ppb_pool *pool, int new_nid)
 {
 	if (READ_ONCE(pool->nid) == new_nid)
 		return;
 	WRITE_ONCE(pool->nid, new_nid);
-	WRITE_ONCE(pool->put_checks, new_nid != NUMA_NO_NODE ||
-		   (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV));
+	WRITE_ONCE(pool->put_checks, ppb_put_checks(new_nid, pool->p.flags) |
+		   (pool->put_checks & PPB_PC_DESTROYED));
 	/*
 	 * Cached pages are local to the old node: serving them would be slow
 	 * now.  Ring pages are checked as refills meet them.

@@ -10,10 +10,13 @@
 #include <linux/xarray.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <uapi/linux/ppkit.h>
 #include "pool.h"
 
 unsigned int ppb_lend_timeout_ms = 1000;
 unsigned int ppb_shutdown_warn_s = 60;
+unsigned int ppb_release_retry_ms = 1000;
 
 static int ppb_set_lend_timeout(const char *val, const struct kernel_param *kp)
 {
@@ -23,6 +26,11 @@ static int ppb_set_lend_timeout(const char *val, const struct kernel_param *kp)
 static int ppb_set_warn(const char *val, const struct kernel_param *kp)
 {
 	return ppkit_param_set_range(val, kp, 1, 86400);
+}
+
+static int ppb_set_retry(const char *val, const struct kernel_param *kp)
+{
+	return ppkit_param_set_range(val, kp, 1, 60000);
 }
 
 static const struct kernel_param_ops ppb_lend_timeout_ops = {
@@ -35,20 +43,33 @@ static const struct kernel_param_ops ppb_warn_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops ppb_retry_ops = {
+	.set = ppb_set_retry,
+	.get = param_get_uint,
+};
+
 module_param_cb(lend_timeout_ms, &ppb_lend_timeout_ops, &ppb_lend_timeout_ms, 0644);
 MODULE_PARM_DESC(lend_timeout_ms,
 		 "A page lent to the stack for longer is orphaned, not waited for (1..600000, default 1000)");
 module_param_cb(shutdown_warn_s, &ppb_warn_ops, &ppb_shutdown_warn_s, 0644);
 MODULE_PARM_DESC(shutdown_warn_s,
 		 "Seconds between reports of a destroyed pool still waiting for pages (1..86400, default 60)");
+module_param_cb(release_retry_ms, &ppb_retry_ops, &ppb_release_retry_ms, 0644);
+MODULE_PARM_DESC(release_retry_ms,
+		 "How often a destroyed pool looks for its pages again, in ms (1..60000, default 1000)");
 
 /*
  * Every pool, live or destroyed and waiting for pages, by id.  The mutex
- * keeps a pool from being freed while a reader looks at it.
+ * keeps a pool from being freed while a reader looks at it: pools are
+ * freed with it held (ppb_pool_try_free), and so is ppb_unloading set.
  */
 static DEFINE_XARRAY_ALLOC1(ppb_pools);
 static DEFINE_MUTEX(ppb_pools_lock);
 static u32 ppb_next_id;
+static bool ppb_unloading;
+
+/* Release work of destroyed pools: ours, so that unload can wait for it. */
+struct workqueue_struct *ppb_wq;
 
 int ppb_registry_add(struct ppb_pool *pool)
 {
@@ -63,9 +84,15 @@ int ppb_registry_add(struct ppb_pool *pool)
 
 void ppb_registry_del(struct ppb_pool *pool)
 {
-	mutex_lock(&ppb_pools_lock);
+	lockdep_assert_held(&ppb_pools_lock);
 	xa_erase(&ppb_pools, pool->id);
-	mutex_unlock(&ppb_pools_lock);
+}
+
+/* True once the module is going: its exit frees what is left. */
+bool ppb_registry_unloading(void)
+{
+	lockdep_assert_held(&ppb_pools_lock);
+	return ppb_unloading;
 }
 
 void ppb_registry_lock(void)
@@ -91,10 +118,45 @@ struct ppb_pool *ppb_registry_next(unsigned long *id)
 	return xa_find(&ppb_pools, id, ULONG_MAX, XA_PRESENT);
 }
 
+/*
+ * A pool reports the ifindex its netdev has now: a move to another
+ * namespace may renumber it (unregister, then register again), and once
+ * the netdev is gone for good a destroyed pool still waiting for its pages
+ * must not name whatever device gets that number next.
+ */
+static int ppb_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct ppb_pool *pool;
+	unsigned long id;
+	int ifindex;
+
+	if (event != NETDEV_REGISTER && event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+	ifindex = event == NETDEV_REGISTER ? dev->ifindex : 0;
+	mutex_lock(&ppb_pools_lock);
+	/* (unregistering the notifier at unload replays every unregister) */
+	xa_for_each(&ppb_pools, id, pool) {
+		if (ppb_unloading || pool->netdev != dev || pool->ifindex == ifindex)
+			continue;
+		WRITE_ONCE(pool->ifindex, ifindex);
+		if (event == NETDEV_UNREGISTER && dev->reg_state == NETREG_UNREGISTERING)
+			pool->netdev = NULL;
+		ppb_nl_notify(pool, PPKIT_CMD_POOL_CHANGE_NTF);
+	}
+	mutex_unlock(&ppb_pools_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ppb_netdev_nb = {
+	.notifier_call = ppb_netdev_event,
+};
+
 void ppb_pool_free(struct ppb_pool *pool)
 {
 	ptr_ring_cleanup(&pool->ring, NULL);
 	kvfree(pool->lent);
+	kvfree(pool->lent_next);
 	free_percpu(pool->stats);
 	if (pool->p.dev)
 		put_device(pool->p.dev);
@@ -103,21 +165,53 @@ void ppb_pool_free(struct ppb_pool *pool)
 
 static int __init ppb_init(void)
 {
-	int err = ppb_nl_init();
+	int err;
 
+	ppb_wq = alloc_workqueue("ppb_release", WQ_UNBOUND, 0);
+	if (!ppb_wq)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&ppb_netdev_nb);
 	if (err)
-		return err;
+		goto err_wq;
+	err = ppb_nl_init();
+	if (err)
+		goto err_nb;
 	pr_info("ppkit: page_pool backport loaded (stats always on)\n");
 	return 0;
+
+err_nb:
+	unregister_netdevice_notifier(&ppb_netdev_nb);
+err_wq:
+	destroy_workqueue(ppb_wq);
+	return err;
 }
 
+/*
+ * Drivers are gone, but a destroyed pool's release work may be freeing its
+ * pool right now (its last page just came back).  Once ppb_unloading is
+ * set under the registry lock, no work frees a pool or queues itself again
+ * (ppb_release_retry), so the pools still registered stay ours; the
+ * pending works are cancelled, and destroying the workqueue waits for the
+ * ones still returning, even those whose pool is gone.
+ * tests/lab/race-unload.py races this against sockets letting go.
+ */
 static void __exit ppb_exit(void)
 {
 	struct ppb_pool *pool;
 	unsigned long id;
 
+	mutex_lock(&ppb_pools_lock);
+	ppb_unloading = true;
+	mutex_unlock(&ppb_pools_lock);
+	unregister_netdevice_notifier(&ppb_netdev_nb);
+	xa_for_each(&ppb_pools, id, pool)
+		cancel_delayed_work_sync(&pool->release_dw);
+	destroy_workqueue(ppb_wq);
+
+	mutex_lock(&ppb_pools_lock);
 	xa_for_each(&ppb_pools, id, pool)
 		ppb_pool_shutdown(pool);
+	mutex_unlock(&ppb_pools_lock);
 	xa_destroy(&ppb_pools);
 	ppb_nl_exit();
 }

@@ -57,9 +57,9 @@ static int ppkit_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
 /*
  * @n u64 attributes numbered from @first, in one piece: one room check and
  * one skb_put() rather than one each.  A stats dump of 1,000 pools puts
- * 29,000 of them every time a sampler asks.  Where a u64 attribute would
- * need a pad attribute first (64-bit without efficient unaligned access),
- * they go one by one.
+ * 29,000 of them every time a sampler asks.  Where u64 attributes may
+ * need pad attributes (no efficient unaligned access: each 12-byte
+ * attribute moves the next one's alignment), they go one by one.
  */
 static int ppkit_put_u64s(struct sk_buff *skb, int first, const u64 *v, int n, int pad)
 {
@@ -67,7 +67,7 @@ static int ppkit_put_u64s(struct sk_buff *skb, int first, const u64 *v, int n, i
 	struct nlattr *nla;
 	int i;
 
-	if (nla_need_padding_for_64bit(skb)) {
+	if (!IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS)) {
 		for (i = 0; i < n; i++)
 			if (ppkit_put_u64(skb, first + i, v[i], pad))
 				return -EMSGSIZE;
@@ -89,6 +89,7 @@ static int ppkit_put_u64s(struct sk_buff *skb, int first, const u64 *v, int n, i
 static int ppkit_fill_pool(struct sk_buff *skb, struct ppb_pool *pool, u32 portid,
 			   u32 seq, int flags, u8 cmd)
 {
+	unsigned int napi_id = READ_ONCE(pool->napi_id);
 	struct ppb_stats st;
 	void *hdr;
 
@@ -101,7 +102,7 @@ static int ppkit_fill_pool(struct sk_buff *skb, struct ppb_pool *pool, u32 porti
 	    (pool->ifindex &&
 	     (nla_put_u32(skb, PPKIT_A_POOL_IFINDEX, pool->ifindex) ||
 	      nla_put_u32(skb, PPKIT_A_POOL_QUEUE, pool->p.queue))) ||
-	    (pool->napi_id && nla_put_u32(skb, PPKIT_A_POOL_NAPI_ID, pool->napi_id)) ||
+	    (napi_id && nla_put_u32(skb, PPKIT_A_POOL_NAPI_ID, napi_id)) ||
 	    nla_put_s32(skb, PPKIT_A_POOL_NID, READ_ONCE(pool->nid)) ||
 	    nla_put_u32(skb, PPKIT_A_POOL_ORDER, pool->p.order) ||
 	    nla_put_u32(skb, PPKIT_A_POOL_RING_SIZE, READ_ONCE(pool->ring.size)) ||
@@ -265,45 +266,6 @@ static int ppkit_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callbac
 	return ppkit_dump(skb, cb, true);
 }
 
-/*
- * ptr_ring_resize() hands entries that no longer fit to a callback without
- * context, under the ring's locks with IRQs off: collect them here (pool-set
- * is serialised by the registry lock) and release them afterwards.
- */
-static struct {
-	struct page **pages;
-	unsigned int n;
-} ppkit_resize_drop;
-
-static void ppkit_resize_collect(void *ptr)
-{
-	ppkit_resize_drop.pages[ppkit_resize_drop.n++] = ptr;
-}
-
-static int ppkit_resize_ring(struct ppb_pool *pool, u32 size, struct netlink_ext_ack *extack)
-{
-	unsigned int i, old = READ_ONCE(pool->ring.size);
-	int err;
-
-	if (size == old)
-		return 0;
-	ppkit_resize_drop.n = 0;
-	ppkit_resize_drop.pages = kvcalloc(old, sizeof(struct page *), GFP_KERNEL);
-	if (!ppkit_resize_drop.pages)
-		return -ENOMEM;
-	err = ptr_ring_resize(&pool->ring, size, GFP_KERNEL, ppkit_resize_collect);
-	if (err)
-		NL_SET_ERR_MSG(extack, "cannot allocate the new ring");
-	/* Pages that did not fit leave the pool, counted: none is lost. */
-	for (i = 0; i < ppkit_resize_drop.n; i++) {
-		ppb_pinc(pool, PPB_P_RESIZE_DROPPED);
-		ppb_release_page(pool, ppkit_resize_drop.pages[i]);
-	}
-	kvfree(ppkit_resize_drop.pages);
-	ppkit_resize_drop.pages = NULL;
-	return err;
-}
-
 static int ppkit_nl_pool_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *ring = info->attrs[PPKIT_A_POOL_RING_SIZE];
@@ -327,8 +289,11 @@ static int ppkit_nl_pool_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -EBUSY;
 		goto out;
 	}
-	if (ring)
-		err = ppkit_resize_ring(pool, nla_get_u32(ring), info->extack);
+	if (ring) {
+		err = __ppb_pool_set_ring(pool, nla_get_u32(ring));
+		if (err)
+			NL_SET_ERR_MSG(info->extack, "cannot allocate the new ring");
+	}
 	if (!err && batch)
 		WRITE_ONCE(pool->refill_batch, nla_get_u32(batch));
 	if (!err)
@@ -371,7 +336,6 @@ static struct genl_family ppkit_nl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = ppkit_nl_ops,
 	.n_ops = ARRAY_SIZE(ppkit_nl_ops),
-	.resv_start_op = PPKIT_CMD_POOL_SET + 1,
 	.mcgrps = ppkit_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(ppkit_nl_mcgrps),
 };

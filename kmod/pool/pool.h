@@ -8,6 +8,9 @@
 #include <linux/percpu.h>
 #include <linux/atomic.h>
 #include <linux/ktime.h>
+#include <linux/seqlock.h>
+#include <linux/bottom_half.h>
+#include <linux/timekeeping.h>
 #include <ppkit/page_pool.h>
 #include <ppkit/compat.h>
 
@@ -18,6 +21,19 @@
  * frag references never reach it, small enough to stay far from overflow.
  */
 #define PPB_BIAS		USHRT_MAX
+
+/*
+ * page->index of a pool page lent to the stack (unused otherwise while the
+ * pool holds the page): a second lend of the same page is refused, and one
+ * unmapped at destroy is not unmapped again when it leaves.
+ */
+#define PPB_PAGE_LENT		0x70706c65UL
+#define PPB_PAGE_UNMAPPED	0x7070756eUL
+
+/* pool->put_checks: what a return must look at besides the refcount. */
+#define PPB_PC_NODE		BIT(0)	/* the pool has a node: check the page's */
+#define PPB_PC_SYNC		BIT(1)	/* sync for the device */
+#define PPB_PC_DESTROYED	BIT(2)	/* never into the cache again */
 
 /*
  * Counters as stored.  Those of the allocating (NAPI) context are plain
@@ -49,6 +65,7 @@ enum ppb_cctr {
 	PPB_C_ORPHANED,
 	PPB_C_SYNC,			/* syncs of direct returns (PPB_P_SYNC: the rest) */
 	PPB_C_SYNC_BYTES,
+	PPB_C_LENT_TWICE,		/* second lends refused */
 	PPB_C_NR
 };
 
@@ -71,10 +88,23 @@ struct ppb_pcpu_stats {
 	u64 c[PPB_P_NR];
 };
 
+/*
+ * Held pages a reclaim steps past at most, each sent to the back of the
+ * FIFO: four refills' worth, so that a socket holding up to 256 pages
+ * costs no refill from the allocator as its pages come round.
+ */
+#define PPB_RECLAIM_SKIP	256U
+
 /* A page lent to the stack, and since when. */
 struct ppb_lent {
 	struct page *page;
 	unsigned long since;	/* jiffies */
+};
+
+/* The FIFO of lent pages: PPB_LENT_PER_RING entries a ring entry. */
+struct ppb_lent_fifo {
+	u32 mask;
+	struct ppb_lent e[];
 };
 
 /*
@@ -84,7 +114,10 @@ struct ppb_lent {
  * came from follows from positions alone: entries below @seg are what is
  * left of the last refill, entries above are direct returns.  The fast path
  * keeps @seg a running minimum and counts nothing else; the statistics work
- * out the rest (ppb_get_stats).
+ * out the rest (ppb_get_stats).  A refill lays its pages down unseen
+ * (@fill) and publishes them, with the last refill's totals, in one
+ * section of the pool's seqcount (ppb_refilled), so that a reader never
+ * sees half of it.
  */
 struct ppb_cache {
 	/*
@@ -96,20 +129,24 @@ struct ppb_cache {
 	u32 seg_len;		/* size of the last refill */
 	u32 seg_stack;		/* of which reclaimed from the stack (the lowest) */
 	u32 seg_fresh;		/* the rest came from the allocator, not the ring */
+	u32 fill;		/* pages laid down by the refill under way */
+	u32 fill_new;		/* of which fresh from the allocator */
 	struct page *pages[PPB_CACHE_SIZE];
 };
 
 struct ppb_pool {
 	/* Consumer side: touched only by the allocating (NAPI) context. */
 	struct ppb_cache cache ____cacheline_aligned_in_smp;
-	u32 lent_head, lent_tail, lent_mask;
-	struct ppb_lent *lent;
+	u32 lent_head, lent_tail;
+	struct ppb_lent_fifo *lent;
+	struct ppb_lent_fifo *lent_next;	/* from ppb_pool_set_ring(), for the next refill */
+	seqcount_t seq;			/* refills and flushes, for readers of stats */
 	u64 hold_cnt;			/* pages that ever entered the pool */
 	u64 cs[PPB_C_NR];		/* consumer-side counters */
 
 	struct ppb_params p;
 	int nid;			/* effective node, updated by ppb_update_nid */
-	bool put_checks;		/* a node to check, or syncs to do, on return */
+	u8 put_checks;			/* PPB_PC_*: what a return must look at */
 	unsigned int page_bytes;	/* PAGE_SIZE << order */
 	bool destroyed;
 	struct ppb_pcpu_stats __percpu *stats;
@@ -120,12 +157,14 @@ struct ppb_pool {
 
 	u32 refill_batch;		/* pages per cache refill, set by pool-set */
 	u32 id;
-	int ifindex;			/* of params.netdev, 0 if none */
+	/* Both follow the netdev (ppb_netdev_event), under the registry lock. */
+	struct net_device *netdev;	/* params.netdev, until it unregisters */
+	int ifindex;			/* its ifindex now, 0 if none */
 	unsigned int napi_id;
 	char owner[32];
 	ktime_t created;
 	ktime_t detached;
-	unsigned long destroy_jiffies;
+	time64_t destroy_s;		/* boot time, s */
 	unsigned long next_warn;
 	struct delayed_work release_dw;
 };
@@ -180,15 +219,14 @@ static inline u32 ppb_cache_count(const struct ppb_cache *c)
 	return ppb_top_count(c->top);
 }
 
-/* Into the cache as part of a refill. */
-static inline bool ppb_cache_push(struct ppb_pool *pool, struct page *page)
+/* Into the (empty) cache as part of a refill, unseen until ppb_refilled(). */
+static inline bool ppb_cache_stage(struct ppb_pool *pool, struct page *page)
 {
-	u64 top = pool->cache.top;
+	struct ppb_cache *c = &pool->cache;
 
-	if (unlikely(ppb_top_count(top) == PPB_CACHE_SIZE))
+	if (unlikely(c->fill == PPB_CACHE_SIZE))
 		return false;
-	pool->cache.pages[ppb_top_count(top)] = page;
-	pool->cache.top = top + 1;
+	c->pages[c->fill++] = page;
 	return true;
 }
 
@@ -197,6 +235,24 @@ static inline void ppb_cache_fold_pushes(struct ppb_pool *pool)
 {
 	pool->cs[PPB_C_DIRECT_CACHED] += ppb_top_pushes(pool->cache.top);
 	pool->cache.top &= 0xffff;
+}
+
+/*
+ * Around every change of the cache's books but the fast path's own.  BHs
+ * off, not just preemption: a reader in a softirq (a driver's
+ * ndo_get_stats64, say) must never spin on a writer it interrupted on the
+ * same CPU, such as a driver filling its rings in process context.
+ */
+static inline void ppb_books_begin(struct ppb_pool *pool)
+{
+	local_bh_disable();
+	write_seqcount_begin(&pool->seq);
+}
+
+static inline void ppb_books_end(struct ppb_pool *pool)
+{
+	write_seqcount_end(&pool->seq);
+	local_bh_enable();
 }
 
 /* A direct return from the allocating context: counted in the same store. */
@@ -209,8 +265,11 @@ static inline bool ppb_cache_push_direct(struct ppb_pool *pool, struct page *pag
 	pool->cache.pages[ppb_top_count(top)] = page;
 	pool->cache.top = top + PPB_TOP_PUSH + 1;
 	/* 2^47 returns without a refill: fold before the field overflows. */
-	if (unlikely(top >> 63))
+	if (unlikely(top >> 63)) {
+		ppb_books_begin(pool);
 		ppb_cache_fold_pushes(pool);
+		ppb_books_end(pool);
+	}
 	return true;
 }
 
@@ -235,7 +294,10 @@ void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int 
 void ppb_cache_flush(struct ppb_pool *pool, bool waive);
 /* recycle.c */
 void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill);
+int __ppb_pool_set_ring(struct ppb_pool *pool, u32 size);
 /* release.c */
+void ppb_release_retry(struct work_struct *work);
+void ppb_page_unmap(struct ppb_pool *pool, struct page *page);
 void ppb_release_page(struct ppb_pool *pool, struct page *page);
 void ppb_drop_pool_refs(struct ppb_pool *pool, struct page *page, unsigned int refs);
 u64 ppb_pages_outstanding(struct ppb_pool *pool);
@@ -243,7 +305,9 @@ u64 ppb_pages_outstanding(struct ppb_pool *pool);
 unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 			 bool refill);
 unsigned int ppb_lent_count(const struct ppb_pool *pool);
-void ppb_lent_flush(struct ppb_pool *pool);
+unsigned int ppb_lent_held(struct ppb_pool *pool);
+struct ppb_lent_fifo *ppb_lent_alloc(u32 ring_size);
+void ppb_lent_resize(struct ppb_pool *pool);
 /* netlink.c */
 int ppb_nl_init(void);
 void ppb_nl_exit(void);
@@ -251,8 +315,11 @@ void ppb_nl_notify(struct ppb_pool *pool, int cmd);
 /* main.c */
 extern unsigned int ppb_lend_timeout_ms;
 extern unsigned int ppb_shutdown_warn_s;
+extern unsigned int ppb_release_retry_ms;
+extern struct workqueue_struct *ppb_wq;
 int ppb_registry_add(struct ppb_pool *pool);
 void ppb_registry_del(struct ppb_pool *pool);
+bool ppb_registry_unloading(void);
 void ppb_registry_lock(void);
 void ppb_registry_unlock(void);
 struct ppb_pool *ppb_registry_find(u32 id);

@@ -7,21 +7,29 @@
 #include "pool.h"
 
 /*
- * Into the ring, from any context.  Runs with BHs off, which is an RCU
+ * Into the ring, from any context, counted as @ctr (PPB_P_NR: by the
+ * caller, the allocating context).  Runs with BHs off, which is an RCU
  * read-side section: once ppb_pool_destroy() has set 'destroyed' and waited
- * for a grace period, nothing enters the ring again and it can be drained
- * for the last time.  The same BH-off section keeps a softirq consumer on
- * this CPU from spinning on the producer lock we hold.
+ * for a grace period, nothing enters the ring or touches the pool's
+ * per-CPU counters again, and the pool can be drained and freed.  The
+ * count is taken inside the section for that reason: a page in the ring
+ * no longer keeps the pool alive.  The same section keeps a softirq
+ * consumer on this CPU from spinning on the producer lock we hold.
+ * pp_race's race_put_during_destroy attacks this.
  */
-static __always_inline bool ppb_ring_produce(struct ppb_pool *pool, struct page *page)
+static __always_inline bool ppb_ring_produce(struct ppb_pool *pool, struct page *page,
+					     enum ppb_pctr ctr)
 {
 	bool bh = !in_softirq();
 	bool ok = false;
 
 	if (bh)
 		local_bh_disable();
-	if (likely(!READ_ONCE(pool->destroyed)))
+	if (likely(!READ_ONCE(pool->destroyed))) {
 		ok = ptr_ring_produce(&pool->ring, page) == 0;
+		if (ok && ctr != PPB_P_NR)
+			ppb_pinc(pool, ctr);
+	}
 	if (bh)
 		local_bh_enable();
 	return ok;
@@ -30,6 +38,7 @@ static __always_inline bool ppb_ring_produce(struct ppb_pool *pool, struct page 
 static noinline void ppb_put_page_slow(struct ppb_pool *pool, struct page *page,
 				       unsigned int dma_sync_size, bool allow_direct)
 {
+	u8 checks;
 	int nid;
 
 	if (unlikely(page_ref_count(page) != PPB_BIAS)) {
@@ -42,8 +51,9 @@ static noinline void ppb_put_page_slow(struct ppb_pool *pool, struct page *page,
 		ppb_pinc(pool, PPB_P_PFMEMALLOC);
 		goto release;
 	}
-	/* One load says whether either check below applies to this pool. */
-	if (unlikely(READ_ONCE(pool->put_checks))) {
+	/* One load says whether any check below applies to this pool. */
+	checks = READ_ONCE(pool->put_checks);
+	if (unlikely(checks & (PPB_PC_NODE | PPB_PC_SYNC))) {
 		/* A page of another node would be slow for every later packet. */
 		nid = READ_ONCE(pool->nid);
 		if (nid != NUMA_NO_NODE && page_to_nid(page) != nid) {
@@ -57,17 +67,17 @@ static noinline void ppb_put_page_slow(struct ppb_pool *pool, struct page *page,
 	/*
 	 * The allocating context returns straight into its own cache.  As with
 	 * the kernel's page_pool, the driver stops that context (NAPI) before
-	 * it destroys the pool.
+	 * it destroys the pool; a direct return after destroy (the flag is
+	 * read in the same RCU section that destroy waits for) goes the ring's
+	 * way and is released, never into a cache the release work flushes.
 	 */
-	if (allow_direct && in_softirq()) {
+	if (allow_direct && in_softirq() && likely(!(checks & PPB_PC_DESTROYED))) {
 		if (likely(ppb_cache_push_direct(pool, page)))
 			return;
 		ppb_cinc(pool, PPB_C_CACHE_FULL);
 	}
-	if (likely(ppb_ring_produce(pool, page))) {
-		ppb_pinc(pool, PPB_P_RING);
+	if (likely(ppb_ring_produce(pool, page, PPB_P_RING)))
 		return;
-	}
 	ppb_pinc(pool, READ_ONCE(pool->destroyed) ? PPB_P_DESTROYED : PPB_P_RING_FULL);
 release:
 	ppb_release_page(pool, page);
@@ -75,9 +85,10 @@ release:
 
 /*
  * A direct return to a pool that checks nodes or syncs for the device (an
- * XDP_DROP with PPB_FLAG_DMA_SYNC_DEV, say): a local page with room in the
- * cache is synced and cached here, the sync counted by the allocating
- * context itself; anything else goes on to ppb_put_page_slow().  Reached
+ * XDP_DROP with PPB_FLAG_DMA_SYNC_DEV, say), or that is destroyed: a local
+ * page with room in the cache of a live pool is synced and cached here,
+ * the sync counted by the allocating context itself; anything else goes
+ * on to ppb_put_page_slow().  Reached
  * by a tail call, so that ppb_put_page() stays a leaf.
  */
 static noinline void ppb_put_direct_checked(struct ppb_pool *pool, struct page *page,
@@ -86,7 +97,8 @@ static noinline void ppb_put_direct_checked(struct ppb_pool *pool, struct page *
 	int nid = READ_ONCE(pool->nid);
 	unsigned int len;
 
-	if (unlikely((nid != NUMA_NO_NODE && page_to_nid(page) != nid) ||
+	if (unlikely((READ_ONCE(pool->put_checks) & PPB_PC_DESTROYED) ||
+		     (nid != NUMA_NO_NODE && page_to_nid(page) != nid) ||
 		     ppb_top_count(pool->cache.top) == PPB_CACHE_SIZE)) {
 		ppb_put_page_slow(pool, page, dma_sync_size, true);
 		return;
@@ -131,22 +143,23 @@ EXPORT_SYMBOL_GPL(ppb_put_page);
  */
 void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill)
 {
-	int nid = READ_ONCE(pool->nid);
+	/* As a refill from the ring: without a node of its own, the consumer's. */
+	int nid = ppb_pool_nid(pool);
 
 	if (unlikely(page_is_pfmemalloc(page))) {
 		ppb_cinc(pool, PPB_C_RECLAIM_PFMEMALLOC);
-	} else if (unlikely(nid != NUMA_NO_NODE && page_to_nid(page) != nid)) {
+	} else if (unlikely(page_to_nid(page) != nid)) {
 		ppb_cinc(pool, PPB_C_RECLAIM_FAR_NODE);
 	} else if (unlikely(READ_ONCE(pool->destroyed))) {
 		ppb_cinc(pool, PPB_C_RECLAIM_RELEASED);
 	} else {
 		if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV)
 			ppb_sync_for_device(pool, page, pool->p.max_len);
-		if (refill && ppb_cache_push(pool, page)) {
+		if (refill && ppb_cache_stage(pool, page)) {
 			ppb_cinc(pool, PPB_C_RECLAIM_CACHED);
 			return;
 		}
-		if (ppb_ring_produce(pool, page)) {
+		if (ppb_ring_produce(pool, page, PPB_P_NR)) {
 			ppb_cinc(pool, PPB_C_RECLAIM_RING);
 			return;
 		}
@@ -154,3 +167,71 @@ void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill
 	}
 	ppb_release_page(pool, page);
 }
+
+/*
+ * ptr_ring_resize() hands entries that no longer fit to a callback without
+ * context, under the ring's locks with IRQs off: collect them here (resizes
+ * are serialised by the registry lock) and release them afterwards.
+ */
+static struct {
+	struct page **pages;
+	unsigned int n;
+} ppb_resize_drop;
+
+static void ppb_resize_collect(void *ptr)
+{
+	ppb_resize_drop.pages[ppb_resize_drop.n++] = ptr;
+}
+
+/*
+ * The registry locked, @pool live.  The lent FIFO follows the ring: the
+ * allocating context moves into the new one at its next refill
+ * (ppb_lent_resize), so that a larger ring does not orphan more pages
+ * than the smaller one did.
+ */
+int __ppb_pool_set_ring(struct ppb_pool *pool, u32 size)
+{
+	unsigned int i, old = READ_ONCE(pool->ring.size);
+	struct ppb_lent_fifo *lent;
+	int err;
+
+	if (size == old)
+		return 0;
+	lent = ppb_lent_alloc(size);
+	ppb_resize_drop.pages = kvcalloc(old, sizeof(struct page *), GFP_KERNEL);
+	if (!lent || !ppb_resize_drop.pages) {
+		kvfree(lent);
+		kvfree(ppb_resize_drop.pages);
+		ppb_resize_drop.pages = NULL;
+		return -ENOMEM;
+	}
+	ppb_resize_drop.n = 0;
+	err = ptr_ring_resize(&pool->ring, size, GFP_KERNEL, ppb_resize_collect);
+	/* Pages that did not fit leave the pool, counted: none is lost. */
+	for (i = 0; i < ppb_resize_drop.n; i++) {
+		ppb_pinc(pool, PPB_P_RESIZE_DROPPED);
+		ppb_release_page(pool, ppb_resize_drop.pages[i]);
+	}
+	kvfree(ppb_resize_drop.pages);
+	ppb_resize_drop.pages = NULL;
+	if (err) {
+		kvfree(lent);
+		return err;
+	}
+	kvfree(xchg(&pool->lent_next, lent));
+	return 0;
+}
+
+int ppb_pool_set_ring(struct ppb_pool *pool, unsigned int size)
+{
+	int err = -EBUSY;
+
+	if (!size || size > PPB_POOL_SIZE_MAX)
+		return -ERANGE;
+	ppb_registry_lock();
+	if (!READ_ONCE(pool->destroyed))
+		err = __ppb_pool_set_ring(pool, size);
+	ppb_registry_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(ppb_pool_set_ring);

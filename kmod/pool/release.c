@@ -8,18 +8,29 @@
 #include "pool.h"
 
 /*
- * @page leaves the pool, which holds @refs references on it.  Unmapped
- * without a CPU sync: whatever the stack reads was synced when it was
- * handed over, and a bounce copy now could overwrite what it has changed.
- * The release counter is the last thing touched: once it matches hold_cnt
- * the pool may be freed under us.
+ * Unmap a page the pool mapped, once: a page lent to the stack is unmapped
+ * at destroy and marked so (ppb_unmap_lent), and not again when it leaves.
+ * Unmapped without a CPU sync: whatever the stack reads was synced when it
+ * was handed over, and a bounce copy now could overwrite what it has changed.
+ */
+void ppb_page_unmap(struct ppb_pool *pool, struct page *page)
+{
+	if (!(pool->p.flags & PPB_FLAG_DMA_MAP) || page->index == PPB_PAGE_UNMAPPED)
+		return;
+	dma_unmap_page_attrs(pool->p.dev, ppb_get_dma_addr(page), pool->page_bytes,
+			     pool->p.dma_dir, DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
+	page->index = PPB_PAGE_UNMAPPED;
+}
+
+/*
+ * @page leaves the pool, which holds @refs references on it.  The release
+ * counter is the last thing touched: once it matches hold_cnt the pool may
+ * be freed under us.
  */
 void ppb_drop_pool_refs(struct ppb_pool *pool, struct page *page, unsigned int refs)
 {
-	if (pool->p.flags & PPB_FLAG_DMA_MAP)
-		dma_unmap_page_attrs(pool->p.dev, ppb_get_dma_addr(page), pool->page_bytes,
-				     pool->p.dma_dir,
-				     DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
+	ppb_page_unmap(pool, page);
+	page->index = 0;
 	set_page_private(page, 0);
 	atomic64_inc(&pool->release_cnt);
 	/* Never let the count reach zero in page_ref_sub: put_page() frees it right. */
@@ -50,7 +61,10 @@ static void ppb_flush_stock(struct ppb_pool *pool)
 	}
 }
 
-/* Returns true when the pool is gone. */
+/*
+ * Returns true when the pool is gone.  With the registry lock held, so that
+ * neither a reader nor the module's exit meets a pool being freed.
+ */
 static bool ppb_pool_try_free(struct ppb_pool *pool, bool force)
 {
 	u64 left;
@@ -69,28 +83,51 @@ static bool ppb_pool_try_free(struct ppb_pool *pool, bool force)
 	return true;
 }
 
-static void ppb_release_retry(struct work_struct *work)
+static void ppb_release_later(struct ppb_pool *pool)
+{
+	queue_delayed_work(ppb_wq, &pool->release_dw,
+			   msecs_to_jiffies(READ_ONCE(ppb_release_retry_ms)));
+}
+
+void ppb_release_retry(struct work_struct *work)
 {
 	struct ppb_pool *pool = container_of(to_delayed_work(work), struct ppb_pool,
 					     release_dw);
 
-	if (ppb_pool_try_free(pool, false))
-		return;
+	ppb_registry_lock();
+	/* Unloading: the module's exit frees the pool (ppb_exit). */
+	if (ppb_registry_unloading() || ppb_pool_try_free(pool, false))
+		goto out;
 	if (time_after_eq(jiffies, pool->next_warn)) {
-		pr_warn("ppkit: pool %u (%s): destroyed %u s ago, still waiting for %llu pages in flight\n",
+		pr_warn("ppkit: pool %u (%s): destroyed %lld s ago, still waiting for %llu pages in flight\n",
 			pool->id, pool->owner,
-			jiffies_to_msecs(jiffies - pool->destroy_jiffies) / 1000,
+			ktime_get_boottime_seconds() - pool->destroy_s,
 			ppb_pages_outstanding(pool));
 		pool->next_warn = jiffies + READ_ONCE(ppb_shutdown_warn_s) * HZ;
 	}
-	schedule_delayed_work(&pool->release_dw, HZ);
+	ppb_release_later(pool);
+out:
+	ppb_registry_unlock();
+}
+
+/* Unmap the pages lent to the stack: the device may be gone (see below). */
+static void ppb_unmap_lent(struct ppb_pool *pool)
+{
+	u32 i;
+
+	if (!(pool->p.flags & PPB_FLAG_DMA_MAP))
+		return;
+	for (i = pool->lent_head; i != pool->lent_tail; i++)
+		ppb_page_unmap(pool, pool->lent->e[i & pool->lent->mask].page);
 }
 
 /*
  * The driver is done with @pool.  Pages still with the driver or the stack
  * keep it alive; it frees itself when the last one is back or orphaned.
  * Process context: waits for an RCU grace period so that no put can still
- * be on its way into the ring.
+ * be on its way into the ring or the cache.  Pages lent to the stack are
+ * unmapped now rather than when the stack lets go: the device may be
+ * unbound and its IOMMU domain gone by then.
  */
 void ppb_pool_destroy(struct ppb_pool *pool)
 {
@@ -98,28 +135,37 @@ void ppb_pool_destroy(struct ppb_pool *pool)
 		return;
 	might_sleep();
 	WRITE_ONCE(pool->destroyed, true);
+	WRITE_ONCE(pool->put_checks, pool->put_checks | PPB_PC_DESTROYED);
 	synchronize_rcu();
 	pool->detached = ktime_get_real();
-	pool->destroy_jiffies = jiffies;
+	pool->destroy_s = ktime_get_boottime_seconds();
 	pool->next_warn = jiffies + READ_ONCE(ppb_shutdown_warn_s) * HZ;
-	INIT_DELAYED_WORK(&pool->release_dw, ppb_release_retry);
 	ppb_nl_notify(pool, PPKIT_CMD_POOL_CHANGE_NTF);
+	ppb_registry_lock();
+	ppb_unmap_lent(pool);
 	if (!ppb_pool_try_free(pool, false))
-		schedule_delayed_work(&pool->release_dw, HZ);
+		ppb_release_later(pool);
+	ppb_registry_unlock();
 }
 EXPORT_SYMBOL_GPL(ppb_pool_destroy);
 
-/* Module unload: drivers are gone; whatever the stack still holds is orphaned. */
+/*
+ * Module unload, the registry locked and the release work stopped (ppb_exit):
+ * drivers are gone; whatever the stack still holds is orphaned.
+ */
 void ppb_pool_shutdown(struct ppb_pool *pool)
 {
-	if (pool->destroyed)
-		cancel_delayed_work_sync(&pool->release_dw);
-	else
+	unsigned int held;
+
+	if (!pool->destroyed) {
 		pr_err("ppkit: pool %u (%s) was never destroyed by its driver\n",
 		       pool->id, pool->owner);
-	WRITE_ONCE(pool->destroyed, true);
-	if (ppb_lent_count(pool))
+		WRITE_ONCE(pool->destroyed, true);
+		ppb_unmap_lent(pool);
+	}
+	held = ppb_lent_held(pool);
+	if (held)
 		pr_info("ppkit: pool %u (%s): unload: %u pages still held by the stack are orphaned\n",
-			pool->id, pool->owner, ppb_lent_count(pool));
+			pool->id, pool->owner, held);
 	ppb_pool_try_free(pool, true);
 }

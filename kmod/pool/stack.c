@@ -9,9 +9,10 @@
  * over.  When the stack frees the skb, the count falls back to
  * PPB_BIAS - 1 and only the pool still holds the page, so it may reuse it.
  * Lent pages sit in a FIFO and are examined in order when the pool needs
- * pages.  A page the stack keeps too long (a socket nobody reads, a clone
- * in a capture buffer) is orphaned: unmapped, the pool's references are
- * dropped, and the stack's last put_page() frees it like any other page.
+ * pages; one still held goes round to the back.  A page the stack keeps
+ * too long (a socket nobody reads, a clone in a capture buffer) is
+ * orphaned: unmapped, the pool's references are dropped, and the stack's
+ * last put_page() frees it like any other page.
  * Nothing ever waits for the stack.
  */
 
@@ -25,6 +26,31 @@ unsigned int ppb_lent_count(const struct ppb_pool *pool)
 	return pool->lent_tail - pool->lent_head;
 }
 
+/*
+ * A FIFO for a ring of @ring_size: a TCP receive queue holds several
+ * rings' worth of pages for a while.
+ */
+struct ppb_lent_fifo *ppb_lent_alloc(u32 ring_size)
+{
+	u32 n = PPB_LENT_PER_RING * roundup_pow_of_two(ring_size);
+	struct ppb_lent_fifo *f = kvzalloc(struct_size(f, e, n), GFP_KERNEL);
+
+	if (f)
+		f->mask = n - 1;
+	return f;
+}
+
+/* Lent pages the stack still holds (the others wait to be reclaimed). */
+unsigned int ppb_lent_held(struct ppb_pool *pool)
+{
+	unsigned int n = 0;
+	u32 i;
+
+	for (i = pool->lent_head; i != pool->lent_tail; i++)
+		n += page_ref_count(pool->lent->e[i & pool->lent->mask].page) != PPB_BIAS - 1;
+	return n;
+}
+
 static void ppb_orphan(struct ppb_pool *pool, struct page *page)
 {
 	ppb_cinc(pool, PPB_C_ORPHANED);
@@ -34,49 +60,101 @@ static void ppb_orphan(struct ppb_pool *pool, struct page *page)
 /*
  * Take back up to @budget lent pages, oldest first.  A page whose count is
  * back at the pool's share is reused; one held past the lend timeout (or
- * any, with @force) is orphaned; the first page still held and not yet too
- * old stops the walk, so pages come back in the order they went out.
+ * any, with @force) is orphaned; one still held and not too old goes to
+ * the back of the FIFO with its age, so that one slow socket does not keep
+ * the pages lent after it from coming back.  At most PPB_RECLAIM_SKIP of
+ * those a call, and none twice.
  * @refill: called by a refill of the (empty) cache, which may take them.
  */
 unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 			 bool refill)
 {
 	unsigned long timeout = msecs_to_jiffies(READ_ONCE(ppb_lend_timeout_ms));
-	unsigned int done = 0;
+	unsigned int done = 0, skip = min(ppb_lent_count(pool), PPB_RECLAIM_SKIP);
 
 	while (done < budget && pool->lent_head != pool->lent_tail) {
-		struct ppb_lent *e = &pool->lent[pool->lent_head & pool->lent_mask];
+		struct ppb_lent *e = &pool->lent->e[pool->lent_head & pool->lent->mask];
 		struct page *page = e->page;
+		unsigned long since = e->since;
 
+		e->page = NULL;
+		pool->lent_head++;
 		if (page_ref_count(page) == PPB_BIAS - 1) {
 			/*
 			 * Only the pool holds it, and nobody can take a new
 			 * reference without holding one: safe to reuse.
 			 */
+			if (page->index == PPB_PAGE_LENT)
+				page->index = 0;
 			page_ref_inc(page);
 			ppb_recycle_reclaimed(pool, page, refill);
-		} else if (force || time_after_eq(jiffies, e->since + timeout)) {
+		} else if (force || time_after_eq(jiffies, since + timeout)) {
 			ppb_orphan(pool, page);
 		} else {
-			break;
+			/* A slot was just freed at the head: room at the tail. */
+			e = &pool->lent->e[pool->lent_tail & pool->lent->mask];
+			e->page = page;
+			e->since = since;
+			pool->lent_tail++;
+			if (!--skip)
+				break;
+			continue;
 		}
-		e->page = NULL;
-		pool->lent_head++;
 		done++;
 	}
 	return done;
+}
+
+/*
+ * The allocating context moves its lent pages into the FIFO that
+ * ppb_pool_set_ring() left for it, in the same order and at the same
+ * positions, taking back or letting go of the oldest if they do not fit.
+ */
+void ppb_lent_resize(struct ppb_pool *pool)
+{
+	struct ppb_lent_fifo *new = xchg(&pool->lent_next, NULL), *old = pool->lent;
+	u32 i;
+
+	if (!new)
+		return;
+	while (ppb_lent_count(pool) > new->mask + 1)
+		if (!ppb_reclaim(pool, 1, false, false))
+			ppb_reclaim(pool, 1, true, false);
+	for (i = pool->lent_head; i != pool->lent_tail; i++)
+		new->e[i & new->mask] = old->e[i & old->mask];
+	pool->lent = new;
+	kvfree(old);
+}
+
+/*
+ * The stack already holds @page through an earlier lend that has not come
+ * back (a head and a frag in one page, two halves of a page): it has only
+ * one reference of the pool's to give.  Give the stack a reference of its
+ * own instead, so the books still balance, and say so.
+ */
+static noinline void ppb_lend_twice(struct ppb_pool *pool, struct page *page)
+{
+	page_ref_inc(page);
+	ppb_cinc(pool, PPB_C_LENT_TWICE);
+	pr_warn_ratelimited("ppkit: pool %u (%s): a page lent to the stack again before it came back (%llu so far): refused, the stack gets its own reference\n",
+			    pool->id, pool->owner, pool->cs[PPB_C_LENT_TWICE]);
 }
 
 void ppb_page_lend(struct ppb_pool *pool, struct page *page)
 {
 	struct ppb_lent *e;
 
+	if (unlikely(page->index == PPB_PAGE_LENT)) {
+		ppb_lend_twice(pool, page);
+		return;
+	}
 	/* FIFO full: the oldest page has been out longest; take it back or let it go. */
-	if (unlikely(ppb_lent_count(pool) > pool->lent_mask) &&
+	if (unlikely(ppb_lent_count(pool) > pool->lent->mask) &&
 	    !ppb_reclaim(pool, 1, false, false))
 		ppb_reclaim(pool, 1, true, false);
 
-	e = &pool->lent[pool->lent_tail & pool->lent_mask];
+	page->index = PPB_PAGE_LENT;
+	e = &pool->lent->e[pool->lent_tail & pool->lent->mask];
 	e->page = page;
 	e->since = jiffies;
 	pool->lent_tail++;
@@ -84,8 +162,7 @@ void ppb_page_lend(struct ppb_pool *pool, struct page *page)
 }
 EXPORT_SYMBOL_GPL(ppb_page_lend);
 
-/* Every page of @skb (head and frags) comes from @pool and goes up the stack. */
-void ppb_skb_mark(struct ppb_pool *pool, struct sk_buff *skb)
+static void ppb_skb_mark_one(struct ppb_pool *pool, struct sk_buff *skb)
 {
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	int i;
@@ -93,7 +170,21 @@ void ppb_skb_mark(struct ppb_pool *pool, struct sk_buff *skb)
 	if (skb->head_frag)
 		ppb_page_lend(pool, virt_to_head_page(skb->head));
 	for (i = 0; i < shinfo->nr_frags; i++)
-		ppb_page_lend(pool, skb_frag_page(&shinfo->frags[i]));
+		ppb_page_lend(pool, compound_head(skb_frag_page(&shinfo->frags[i])));
+}
+
+/*
+ * Every page of @skb (head and frags, and those of the skbs on its
+ * frag_list, one level as GRO builds them) comes from @pool and goes up
+ * the stack.
+ */
+void ppb_skb_mark(struct ppb_pool *pool, struct sk_buff *skb)
+{
+	struct sk_buff *frag;
+
+	ppb_skb_mark_one(pool, skb);
+	skb_walk_frags(skb, frag)
+		ppb_skb_mark_one(pool, frag);
 }
 EXPORT_SYMBOL_GPL(ppb_skb_mark);
 

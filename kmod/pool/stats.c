@@ -2,6 +2,7 @@
 /* pp_backport: statistics, always on. */
 
 #include <linux/module.h>
+#include <linux/ethtool.h>
 #include "pool.h"
 
 const char * const ppb_stat_names[PPB_STAT_NR] = {
@@ -42,18 +43,26 @@ static u64 ppb_diff(u64 a, u64 b)
 }
 
 /*
- * A snapshot of @pool's counters.  Cheap enough for a sampler; exact when the
- * pool is quiet, within a few in-progress operations while it is busy.  On
- * 32-bit kernels a 64-bit counter may be read torn while it is written (as
- * with the kernel's own page_pool statistics).
+ * A snapshot of @pool's counters, from any context but hard interrupts.
+ * Cheap enough for a sampler; exact when the pool is quiet, within a few
+ * in-progress operations while it is busy, and coherent always: every
+ * cumulative counter is monotonic between two snapshots and every gauge
+ * within what exists (pp_race's race_stats_read_during_refill attacks
+ * this).  The allocating context changes the cache's books only in
+ * sections of the pool's seqcount (refills and flushes, which never
+ * sleep) and in single stores of the top word (the fast path): a read
+ * between two equal sequence numbers sees one refill whole.  On 32-bit
+ * kernels a 64-bit counter may be read torn while it is written (as with
+ * the kernel's own page_pool statistics).
  */
 void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 {
 	u64 p[PPB_P_NR] = { 0 }, c[PPB_C_NR];
 	struct ppb_cache cache;
 	u64 *o = st->c;
-	u64 served, returned;
+	u64 served, returned, hold, stock;
 	u32 stack, other, n;
+	unsigned int seq;
 	int cpu, i;
 
 	for_each_possible_cpu(cpu) {
@@ -62,21 +71,17 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 		for (i = 0; i < PPB_P_NR; i++)
 			p[i] += READ_ONCE(s->c[i]);
 	}
-	/*
-	 * A refill folds the top word's return count into cs[]: read both
-	 * between two reads of the top word that show no fold in between.
-	 */
 	do {
+		seq = read_seqcount_begin(&pool->seq);
 		cache.top = READ_ONCE(pool->cache.top);
-		smp_rmb();	/* the top word before the counters */
+		cache.seg_len = READ_ONCE(pool->cache.seg_len);
+		cache.seg_stack = READ_ONCE(pool->cache.seg_stack);
+		cache.seg_fresh = READ_ONCE(pool->cache.seg_fresh);
+		hold = READ_ONCE(pool->hold_cnt);
 		for (i = 0; i < PPB_C_NR; i++)
 			c[i] = READ_ONCE(pool->cs[i]);
-		smp_rmb();	/* the counters before the second look at the top word */
-	} while (ppb_top_pushes(READ_ONCE(pool->cache.top)) < ppb_top_pushes(cache.top));
+	} while (read_seqcount_retry(&pool->seq, seq));
 	n = ppb_cache_count(&cache);
-	cache.seg_len = READ_ONCE(pool->cache.seg_len);
-	cache.seg_stack = READ_ONCE(pool->cache.seg_stack);
-	cache.seg_fresh = READ_ONCE(pool->cache.seg_fresh);
 
 	memset(st, 0, sizeof(*st));
 	/*
@@ -126,12 +131,14 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC] + c[PPB_C_SYNC];
 	o[PPB_STAT_SYNC_FOR_DEVICE_BYTES] = p[PPB_P_SYNC_BYTES] + c[PPB_C_SYNC_BYTES];
 
-	st->inflight_pages = ppb_diff(served, returned + o[PPB_STAT_PAGES_RECLAIMED] +
-				      c[PPB_C_ORPHANED]);
-	st->inflight_bytes = st->inflight_pages * pool->page_bytes;
 	st->cache_pages = n;
 	st->ring_pages = ppb_diff(o[PPB_STAT_RECYCLE_RING], o[PPB_STAT_RING_CONSUMED]);
 	st->lent_pages = READ_ONCE(pool->lent_tail) - READ_ONCE(pool->lent_head);
+	/* Held by the pool and not in its stock: never more than entered it. */
+	stock = atomic64_read(&pool->release_cnt) + n + st->ring_pages;
+	st->inflight_pages = ppb_diff(hold, stock);
+	st->inflight_bytes = st->inflight_pages * pool->page_bytes;
+	st->lent_twice = c[PPB_C_LENT_TWICE];
 }
 EXPORT_SYMBOL_GPL(ppb_get_stats);
 
@@ -151,3 +158,88 @@ int ppb_pool_stats_by_id(u32 id, struct ppb_stats *st)
 	return err;
 }
 EXPORT_SYMBOL_GPL(ppb_pool_stats_by_id);
+
+/*
+ * ethtool -S: one set of names for the pool counters of every driver.  The
+ * kernel page_pool's counters keep its names (rx_pp_*, as drivers report
+ * them upstream), the backport's own are rx_ppb_*; the gauges come last.
+ * A driver whose pools serve several netdevs says so with a prefix.
+ */
+static const struct {
+	const char *name;
+	int stat;	/* enum ppb_stat, or a gauge below */
+} ppb_ethtool[] = {
+	{ "rx_pp_alloc_fast",		PPB_STAT_ALLOC_FAST },
+	{ "rx_pp_alloc_slow",		PPB_STAT_ALLOC_SLOW },
+	{ "rx_pp_alloc_slow_ho",	PPB_STAT_ALLOC_SLOW_HIGH_ORDER },
+	{ "rx_pp_alloc_empty",		PPB_STAT_ALLOC_EMPTY },
+	{ "rx_pp_alloc_refill",		PPB_STAT_ALLOC_REFILL },
+	{ "rx_pp_alloc_waive",		PPB_STAT_ALLOC_WAIVE },
+	{ "rx_pp_recycle_cached",	PPB_STAT_RECYCLE_CACHED },
+	{ "rx_pp_recycle_cache_full",	PPB_STAT_RECYCLE_CACHE_FULL },
+	{ "rx_pp_recycle_ring",		PPB_STAT_RECYCLE_RING },
+	{ "rx_pp_recycle_ring_full",	PPB_STAT_RECYCLE_RING_FULL },
+	{ "rx_pp_recycle_released_ref",	PPB_STAT_RECYCLE_RELEASED_REFCNT },
+	{ "rx_ppb_pages_allocated",	PPB_STAT_PAGES_ALLOCATED },
+	{ "rx_ppb_pages_released",	PPB_STAT_PAGES_RELEASED },
+	{ "rx_ppb_pages_lent",		PPB_STAT_PAGES_LENT },
+	{ "rx_ppb_pages_reclaimed",	PPB_STAT_PAGES_RECLAIMED },
+	{ "rx_ppb_pages_orphaned",	PPB_STAT_PAGES_ORPHANED },
+	{ "rx_ppb_released_far_node",	PPB_STAT_RELEASED_FAR_NODE },
+	{ "rx_ppb_released_pfmemalloc",	PPB_STAT_RELEASED_PFMEMALLOC },
+	{ "rx_ppb_inflight_pages",	PPB_STAT_NR },
+	{ "rx_ppb_lent_pages",		PPB_STAT_NR + 1 },
+};
+
+int ppb_ethtool_stats_count(void)
+{
+	return ARRAY_SIZE(ppb_ethtool);
+}
+EXPORT_SYMBOL_GPL(ppb_ethtool_stats_count);
+
+/* The names, each ETH_GSTRING_LEN bytes from @data, after @prefix. */
+u8 *ppb_ethtool_stats_strings(u8 *data, const char *prefix)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ppb_ethtool); i++) {
+		snprintf((char *)data, ETH_GSTRING_LEN, "%s%s", prefix, ppb_ethtool[i].name);
+		data += ETH_GSTRING_LEN;
+	}
+	return data;
+}
+EXPORT_SYMBOL_GPL(ppb_ethtool_stats_strings);
+
+/* Adds @s to @sum: a driver's pools summed for its ethtool -S. */
+void ppb_stats_add(struct ppb_stats *sum, const struct ppb_stats *s)
+{
+	int i;
+
+	for (i = 0; i < PPB_STAT_NR; i++)
+		sum->c[i] += s->c[i];
+	sum->inflight_pages += s->inflight_pages;
+	sum->inflight_bytes += s->inflight_bytes;
+	sum->cache_pages += s->cache_pages;
+	sum->ring_pages += s->ring_pages;
+	sum->lent_pages += s->lent_pages;
+	sum->lent_twice += s->lent_twice;
+}
+EXPORT_SYMBOL_GPL(ppb_stats_add);
+
+/* The values, in the order of the names. */
+u64 *ppb_ethtool_stats_fill(const struct ppb_stats *sum, u64 *data)
+{
+	int i, s;
+
+	for (i = 0; i < ARRAY_SIZE(ppb_ethtool); i++) {
+		s = ppb_ethtool[i].stat;
+		if (s < PPB_STAT_NR)
+			*data++ = sum->c[s];
+		else if (s == PPB_STAT_NR)
+			*data++ = sum->inflight_pages;
+		else
+			*data++ = sum->lent_pages;
+	}
+	return data;
+}
+EXPORT_SYMBOL_GPL(ppb_ethtool_stats_fill);

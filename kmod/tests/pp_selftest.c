@@ -16,19 +16,7 @@
 #include <linux/nodemask.h>
 #include <linux/interrupt.h>
 #include <ppkit/page_pool.h>
-
-static struct platform_device *st_pdev;
-static int st_failed;
-static const char *st_skip;
-
-#define EXPECT(cond, fmt, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			pr_info("    # %s:%d: expected %s: " fmt "\n",	\
-				__func__, __LINE__, #cond, ##__VA_ARGS__); \
-			st_failed = 1;					\
-		}							\
-	} while (0)
+#include "ktap.h"
 
 static struct ppb_params st_params(void)
 {
@@ -37,7 +25,7 @@ static struct ppb_params st_params(void)
 		.order = 0,
 		.pool_size = 256,
 		.nid = NUMA_NO_NODE,
-		.dev = &st_pdev->dev,
+		.dev = &ktap_pdev->dev,
 		.dma_dir = DMA_FROM_DEVICE,
 		.max_len = PAGE_SIZE,
 		.owner = "pp_selftest",
@@ -50,7 +38,7 @@ static struct ppb_pool *st_create(const struct ppb_params *p)
 
 	if (IS_ERR(pool)) {
 		pr_info("    # pool create failed: %ld\n", PTR_ERR(pool));
-		st_failed = 1;
+		ktap_failed = 1;
 		return NULL;
 	}
 	return pool;
@@ -279,30 +267,47 @@ static int st_remote_put(void *arg)
 	return 0;
 }
 
+/*
+ * The allocating side stays on one CPU: a pool without a node follows the
+ * allocating CPU's, and a ring page from another node is released at the
+ * refill, not served (moved between nodes, the test saw no refill at all).
+ */
 static void test_ring_other_cpu(void)
 {
 	struct ppb_params p = st_params();
 	struct page *pages[32], *got[PPB_REFILL_BATCH];
 	struct st_remote r = { .pages = pages, .n = ARRAY_SIZE(pages) };
 	struct task_struct *t;
-	int i, other = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+	cpumask_var_t saved;
+	int i, cpu, other;
 
-	if (other >= nr_cpu_ids)
-		other = cpumask_first(cpu_online_mask);
 	if (num_online_cpus() < 2) {
-		st_skip = "needs 2 CPUs";
+		ktap_skip = "needs 2 CPUs";
 		return;
 	}
+	if (!alloc_cpumask_var(&saved, GFP_KERNEL)) {
+		EXPECT(0, "cpumask");
+		return;
+	}
+	cpumask_copy(saved, current->cpus_ptr);
+	cpu = raw_smp_processor_id();
+	if (set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
+		EXPECT(0, "pinned to CPU %d", cpu);
+		goto out;
+	}
+	other = cpumask_next(cpu, cpu_online_mask);
+	if (other >= nr_cpu_ids)
+		other = cpumask_first(cpu_online_mask);
 	r.pool = st_create(&p);
 	if (!r.pool)
-		return;
+		goto out;
 	for (i = 0; i < r.n; i++)
 		pages[i] = ppb_dev_alloc_pages(r.pool);
 	init_completion(&r.done);
 	t = kthread_create(st_remote_put, &r, "pp_selftest_put");
 	if (IS_ERR(t)) {
 		EXPECT(0, "kthread");
-		return;
+		goto out;
 	}
 	kthread_bind(t, other);
 	wake_up_process(t);
@@ -320,6 +325,9 @@ static void test_ring_other_cpu(void)
 		ppb_put_page(r.pool, got[i], -1, false);
 	st_consistent(r.pool, 0);
 	ppb_pool_destroy(r.pool);
+out:
+	set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
 }
 
 static void test_ring_full_release(void)
@@ -428,7 +436,7 @@ static bool st_two_nodes(void)
 {
 	if (num_online_nodes() >= 2 && node_present_pages(1))
 		return true;
-	st_skip = "needs 2 NUMA nodes with memory";
+	ktap_skip = "needs 2 NUMA nodes with memory";
 	return false;
 }
 
@@ -701,6 +709,272 @@ out:
 	ppb_pool_destroy(pool);
 }
 
+/*
+ * A driver that lends one page twice (a head and a frag in one page): the
+ * second lend is refused and counted, the stack gets a reference of its
+ * own, and the page comes back once both are freed.
+ */
+static void test_lend_twice(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct sk_buff *skb;
+	struct ppb_stats s;
+	struct page *page;
+
+	if (!pool)
+		return;
+	page = ppb_dev_alloc_pages(pool);
+	skb = page ? build_skb(page_address(page), PAGE_SIZE) : NULL;
+	if (!skb) {
+		EXPECT(0, "page and skb");
+		if (page)
+			ppb_put_page(pool, page, -1, false);
+		goto out;
+	}
+	skb_reserve(skb, NET_SKB_PAD);
+	__skb_put(skb, 60);
+	/* the other half of the page as a frag: the skb will put the page twice */
+	skb_add_rx_frag(skb, 0, page, PAGE_SIZE / 2, 100, PAGE_SIZE / 2);
+	ppb_skb_mark(pool, skb);
+	ppb_get_stats(pool, &s);
+	EXPECT(s.c[PPB_STAT_PAGES_LENT] == 1 && s.lent_twice == 1,
+	       "lent once, the second lend refused: lent %llu, refused %llu",
+	       s.c[PPB_STAT_PAGES_LENT], s.lent_twice);
+	kfree_skb(skb);
+	st_cycle_refill(pool);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 1, "the page came back once");
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 0, "nothing orphaned");
+out:
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+/* The pages of an skb on another's frag_list are lent too, and come back. */
+static void test_skb_mark_frag_list(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	struct sk_buff *skb, *child = NULL;
+	struct page *head, *frag;
+
+	if (!pool)
+		return;
+	skb = alloc_skb(128, GFP_KERNEL);
+	head = ppb_dev_alloc_pages(pool);
+	frag = ppb_dev_alloc_pages(pool);
+	if (skb && head)
+		child = build_skb(page_address(head), PAGE_SIZE);
+	if (!skb || !child || !frag) {
+		EXPECT(0, "skbs and pages");
+		kfree_skb(skb);
+		goto out;
+	}
+	skb_reserve(child, NET_SKB_PAD);
+	__skb_put(child, 60);
+	skb_add_rx_frag(child, 0, frag, 0, 1000, PAGE_SIZE);
+	skb_shinfo(skb)->frag_list = child;
+	skb->len += child->len;
+	skb->data_len += child->len;
+	skb->truesize += child->truesize;
+	ppb_skb_mark(pool, skb);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_LENT) == 2,
+	       "the child's head and frag pages are lent: %llu",
+	       st_stat(pool, PPB_STAT_PAGES_LENT));
+	kfree_skb(skb);
+	st_cycle_refill(pool);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 2, "both came back: %llu",
+	       st_stat(pool, PPB_STAT_PAGES_RECLAIMED));
+out:
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+/*
+ * One socket that never reads among readers that do: the pages lent after
+ * its own keep coming back.  Over 40,000 frames the hit rate stays >= 99%
+ * (the fresh pages are the first refill and one for each page the socket
+ * keeps), and none of the socket's pages is orphaned while it is younger
+ * than the lend timeout (pp_backport's default, 1 s, in pool-selftest.sh):
+ * the slow socket costs its own pages, not the pool's hit rate.
+ */
+static void test_slow_socket(void)
+{
+	enum { FRAMES = 40000, HELD = 64, EVERY = 20 };
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p);
+	unsigned long start = jiffies;
+	struct sk_buff_head held;
+	unsigned int ms;
+	struct ppb_stats b;
+	u64 served, fresh;
+	int i;
+
+	if (!pool)
+		return;
+	skb_queue_head_init(&held);
+	for (i = 0; i < FRAMES; i++) {
+		struct sk_buff *skb;
+		struct page *page;
+
+		skb = st_skb(pool, &page);
+		if (!skb)
+			break;
+		if (i % EVERY == 0 && skb_queue_len(&held) < HELD)
+			__skb_queue_tail(&held, skb);
+		else
+			consume_skb(skb);
+	}
+	ms = jiffies_to_msecs(jiffies - start);
+	ppb_get_stats(pool, &b);
+	served = b.c[PPB_STAT_PAGES_FROM_CACHE] + b.c[PPB_STAT_PAGES_FROM_RING] +
+		 b.c[PPB_STAT_PAGES_FROM_STACK] + b.c[PPB_STAT_PAGES_FROM_ALLOC];
+	fresh = b.c[PPB_STAT_PAGES_FROM_ALLOC];
+	pr_info("    # %llu pages served in %u ms, %llu fresh; %u held by the slow socket, %llu orphaned\n",
+		served, ms, fresh, skb_queue_len(&held), b.c[PPB_STAT_PAGES_ORPHANED]);
+	EXPECT(served == FRAMES, "every frame served: %llu", served);
+	EXPECT(fresh * 100 <= served, "hit rate >= 99%%: %llu fresh of %llu", fresh, served);
+	if (ms < 900)
+		EXPECT(b.c[PPB_STAT_PAGES_ORPHANED] == 0,
+		       "nothing orphaned within the lend timeout: %llu",
+		       b.c[PPB_STAT_PAGES_ORPHANED]);
+	else
+		EXPECT(b.c[PPB_STAT_PAGES_ORPHANED] <= skb_queue_len(&held),
+		       "orphaned %llu <= the slow socket's %u (a slow kernel: %u ms)",
+		       b.c[PPB_STAT_PAGES_ORPHANED], skb_queue_len(&held), ms);
+	st_consistent(pool, 0);
+	__skb_queue_purge(&held);
+	st_cycle_refill(pool);
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+/*
+ * Resizing the ring resizes the lent FIFO with it: 100 pages held by the
+ * stack fit a ring of 64 (FIFO 256), not a ring of 2 (FIFO 8); shrunk
+ * back, the pages that no longer fit are orphaned, none lost.
+ */
+static void test_set_ring_resizes_lent(void)
+{
+	enum { HELD = 100 };
+	struct ppb_params p = st_params();
+	struct sk_buff *skb[HELD];
+	struct ppb_pool *pool;
+	struct page *page;
+	int i;
+
+	p.pool_size = 2;
+	pool = st_create(&p);
+	if (!pool)
+		return;
+	EXPECT(ppb_pool_set_ring(pool, 0) == -ERANGE, "size 0 refused");
+	EXPECT(ppb_pool_set_ring(pool, PPB_POOL_SIZE_MAX + 1) == -ERANGE, "too large refused");
+	EXPECT(ppb_pool_set_ring(pool, 64) == 0, "resized to 64");
+	for (i = 0; i < HELD; i++)
+		skb[i] = st_skb(pool, &page);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 0,
+	       "%d pages lent fit the FIFO of a ring of 64: %llu orphaned", HELD,
+	       st_stat(pool, PPB_STAT_PAGES_ORPHANED));
+	st_consistent(pool, 0);
+	EXPECT(ppb_pool_set_ring(pool, 2) == 0, "resized to 2");
+	st_cycle_refill(pool);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == HELD - 2 * PPB_LENT_PER_RING,
+	       "shrunk: the oldest that do not fit orphaned: %llu",
+	       st_stat(pool, PPB_STAT_PAGES_ORPHANED));
+	st_consistent(pool, 0);
+	for (i = 0; i < HELD; i++)
+		kfree_skb(skb[i]);
+	st_cycle_refill(pool);
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+/* Run @fn(@arg) in a kthread on @cpu and wait for it. */
+struct st_on {
+	void (*fn)(void *arg);
+	void *arg;
+	struct completion done;
+};
+
+static int st_on_fn(void *arg)
+{
+	struct st_on *o = arg;
+
+	o->fn(o->arg);
+	complete(&o->done);
+	return 0;
+}
+
+static bool st_on_cpu(void (*fn)(void *), void *arg, int cpu)
+{
+	struct st_on o = { .fn = fn, .arg = arg };
+	struct task_struct *t;
+
+	init_completion(&o.done);
+	t = kthread_create(st_on_fn, &o, "pp_selftest_on/%d", cpu);
+	if (IS_ERR(t))
+		return false;
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&o.done);
+	return true;
+}
+
+struct st_nn {
+	struct ppb_pool *pool;
+	u64 far, from_stack, reclaimed;
+};
+
+/* On a CPU of node 0: a node-1 page comes back from the stack. */
+static void st_noderun(void *arg)
+{
+	struct st_nn *n = arg;
+	struct sk_buff *skb;
+	struct page *page;
+
+	skb = st_skb(n->pool, &page);
+	EXPECT(page && page_to_nid(page) == 1, "page from node 1");
+	if (!skb)
+		return;
+	consume_skb(skb);
+	/* No node of its own now: the consumer's, node 0, rules. */
+	ppb_update_nid(n->pool, NUMA_NO_NODE);
+	st_cycle_refill(n->pool);
+	n->far = st_stat(n->pool, PPB_STAT_RELEASED_FAR_NODE);
+	n->from_stack = st_stat(n->pool, PPB_STAT_PAGES_FROM_STACK);
+	n->reclaimed = st_stat(n->pool, PPB_STAT_PAGES_RECLAIMED);
+}
+
+/*
+ * A pool without a node of its own reclaims from the stack under the same
+ * rule as it refills from the ring: a page of another node than the
+ * consumer's is released, not reused.
+ */
+static void test_reclaim_far_node_no_node(void)
+{
+	struct ppb_params p = st_params();
+	struct st_nn n = { };
+	int cpu;
+
+	if (!st_two_nodes())
+		return;
+	cpu = cpumask_first(cpumask_of_node(0));
+	if (cpu >= nr_cpu_ids) {
+		ktap_skip = "no CPU on node 0";
+		return;
+	}
+	p.nid = 1;
+	n.pool = st_create(&p);
+	if (!n.pool)
+		return;
+	EXPECT(st_on_cpu(st_noderun, &n, cpu), "kthread");
+	EXPECT(n.reclaimed == 1 && n.far == 1 && n.from_stack == 0,
+	       "the node-1 page released on reclaim: reclaimed %llu, far %llu, served %llu",
+	       n.reclaimed, n.far, n.from_stack);
+	st_consistent(n.pool, 0);
+	ppb_pool_destroy(n.pool);
+}
+
 /* ---- teardown ---- */
 
 static bool st_wait_gone(u32 id, unsigned int ms)
@@ -714,6 +988,16 @@ static bool st_wait_gone(u32 id, unsigned int ms)
 		ms = ms > 50 ? ms - 50 : 0;
 	}
 	return true;
+}
+
+static struct {
+	struct ppb_pool *pool;
+	struct page *page;
+} st_put_direct;
+
+static void st_put_direct_fn(void *arg)
+{
+	ppb_recycle_direct(st_put_direct.pool, st_put_direct.page);
 }
 
 static void test_destroy_inflight(void)
@@ -734,13 +1018,23 @@ static void test_destroy_inflight(void)
 	EXPECT(ppb_pool_stats_by_id(id, &s) == 0 && s.inflight_pages == 3,
 	       "destroyed pool waits for its 3 pages");
 	EXPECT(s.cache_pages == 0 && s.ring_pages == 0, "stock released at destroy");
-	for (i = 0; i < 2; i++)
-		ppb_put_page(pool, pages[i], -1, false);
-	msleep(1200);
-	EXPECT(ppb_pool_stats_by_id(id, &s) == 0 && s.inflight_pages == 1,
-	       "still waiting for the last page");
-	EXPECT(s.c[PPB_STAT_RELEASED_DESTROYED] == 2, "late returns released");
-	ppb_put_page(pool, pages[2], -1, true);	/* even a direct return is safe */
+	ppb_put_page(pool, pages[0], -1, false);
+	st_put_direct.pool = pool;
+	st_put_direct.page = pages[1];
+	st_in_softirq(st_put_direct_fn, &st_put_direct);
+	EXPECT(ppb_pool_stats_by_id(id, &s) == 0 && s.inflight_pages == 1 && s.cache_pages == 0,
+	       "still waiting for the last page, nothing cached: %llu in flight, %u cached",
+	       s.inflight_pages, s.cache_pages);
+	EXPECT(s.c[PPB_STAT_RELEASED_DESTROYED] == 2,
+	       "late returns released, the direct one too: %llu",
+	       s.c[PPB_STAT_RELEASED_DESTROYED]);
+	/*
+	 * A direct return from softirq after destroy: released, never cached
+	 * where the release work would have to find it.
+	 */
+	st_put_direct.pool = pool;
+	st_put_direct.page = pages[2];
+	st_in_softirq(st_put_direct_fn, &st_put_direct);
 	EXPECT(st_wait_gone(id, 3000), "pool freed itself after the last page");
 }
 
@@ -792,12 +1086,7 @@ static void test_counters_busy(void)
 	ppb_pool_destroy(pool);
 }
 
-struct st_case {
-	const char *name;
-	void (*fn)(void);
-};
-
-static const struct st_case st_cases[] = {
+static const struct ktap_case st_cases[] = {
 	{ "params_pool_size_range", test_params_pool_size },
 	{ "params_order_range", test_params_order },
 	{ "params_dma_flags", test_params_sync_without_map },
@@ -812,12 +1101,17 @@ static const struct st_case st_cases[] = {
 	{ "recycle_pfmemalloc_released", test_pfmemalloc_released },
 	{ "numa_far_node_released", test_far_node_released },
 	{ "numa_update_nid_ring_waive", test_update_nid_ring_waive },
+	{ "numa_reclaim_far_node_no_node", test_reclaim_far_node_no_node },
 	{ "dma_sync_max_len", test_sync_max_len },
 	{ "dma_mapped_once", test_dma_mapped_once },
 	{ "stack_reclaim", test_stack_reclaim },
 	{ "stack_orphan_held_skb", test_stack_orphan },
 	{ "stack_lent_fifo_full", test_lent_fifo_full },
 	{ "stack_skb_mark_frags", test_skb_mark_frags },
+	{ "stack_skb_mark_frag_list", test_skb_mark_frag_list },
+	{ "stack_lend_twice_refused", test_lend_twice },
+	{ "stack_slow_socket_hit_rate", test_slow_socket },
+	{ "stack_set_ring_resizes_lent", test_set_ring_resizes_lent },
 	{ "destroy_inflight_late_return", test_destroy_inflight },
 	{ "destroy_stack_inflight", test_destroy_stack_inflight },
 	{ "counters_consistent_busy", test_counters_busy },
@@ -825,32 +1119,7 @@ static const struct st_case st_cases[] = {
 
 static int __init st_init(void)
 {
-	struct platform_device_info info = {
-		.name = "pp_selftest",
-		.id = PLATFORM_DEVID_NONE,
-		.dma_mask = DMA_BIT_MASK(64),
-	};
-	int i, failed = 0;
-
-	st_pdev = platform_device_register_full(&info);
-	if (IS_ERR(st_pdev))
-		return PTR_ERR(st_pdev);
-
-	pr_info("KTAP version 1\n");
-	pr_info("1..%zu\n", ARRAY_SIZE(st_cases));
-	for (i = 0; i < ARRAY_SIZE(st_cases); i++) {
-		st_failed = 0;
-		st_skip = NULL;
-		st_cases[i].fn();
-		if (st_skip)
-			pr_info("ok %d %s # SKIP %s\n", i + 1, st_cases[i].name, st_skip);
-		else
-			pr_info("%sok %d %s\n", st_failed ? "not " : "", i + 1, st_cases[i].name);
-		failed += st_failed;
-	}
-	pr_info("# pp_selftest: %zu cases, %d failed\n", ARRAY_SIZE(st_cases), failed);
-	platform_device_unregister(st_pdev);
-	return failed ? -EINVAL : 0;
+	return ktap_run("pp_selftest", st_cases, ARRAY_SIZE(st_cases));
 }
 
 static void __exit st_exit(void)

@@ -7,7 +7,7 @@
  *
  * On load, builds @count UDP datagrams to 127.0.0.1:@port on pages of a
  * fresh pool, hands them to the stack through the loopback device, and
- * destroys the pool while the socket still holds every page.  The lab then
+ * destroys the pool while the socket still holds every page; @pools times.  The lab then
  * unloads this module and pp_backport before the socket is read, to check
  * that unload with pages in flight neither leaks nor touches freed memory.
  */
@@ -28,7 +28,10 @@ module_param(port, uint, 0444);
 MODULE_PARM_DESC(port, "UDP port on 127.0.0.1 to send to");
 static unsigned int count = 16;
 module_param(count, uint, 0444);
-MODULE_PARM_DESC(count, "datagrams to send (1..64)");
+MODULE_PARM_DESC(count, "datagrams to send from each pool (1..64)");
+static unsigned int pools = 1;
+module_param(pools, uint, 0444);
+MODULE_PARM_DESC(pools, "pools to send from, each destroyed with its pages in the socket (1..16)");
 
 #define SH_PAYLOAD	256
 
@@ -81,32 +84,12 @@ static struct sk_buff *sh_datagram(struct ppb_pool *pool, unsigned int seq)
 	return skb;
 }
 
-static int __init sh_init(void)
+static void sh_send(struct ppb_pool *pool)
 {
-	struct platform_device_info info = {
-		.name = "pp_sockhold", .id = PLATFORM_DEVID_NONE,
-		.dma_mask = DMA_BIT_MASK(64),
-	};
-	struct ppb_params p = {
-		.flags = PPB_FLAG_DMA_MAP, .pool_size = 64, .nid = NUMA_NO_NODE,
-		.dma_dir = DMA_FROM_DEVICE, .max_len = PAGE_SIZE, .owner = "pp_sockhold",
-	};
 	struct ppb_stats st;
-	struct ppb_pool *pool;
 	unsigned int i, sent = 0;
 	u32 id;
 
-	if (count < 1 || count > 64 || port < 1 || port > 65534)
-		return -ERANGE;
-	sh_pdev = platform_device_register_full(&info);
-	if (IS_ERR(sh_pdev))
-		return PTR_ERR(sh_pdev);
-	p.dev = &sh_pdev->dev;
-	pool = ppb_pool_create(&p);
-	if (IS_ERR(pool)) {
-		platform_device_unregister(sh_pdev);
-		return PTR_ERR(pool);
-	}
 	for (i = 0; i < count; i++) {
 		struct sk_buff *skb = sh_datagram(pool, i);
 
@@ -119,6 +102,36 @@ static int __init sh_init(void)
 		st.inflight_pages = 0;
 	pr_info("pp_sockhold: pool %u: sent %u datagrams, %llu pages in flight after destroy\n",
 		id, sent, st.inflight_pages);
+}
+
+static int __init sh_init(void)
+{
+	struct platform_device_info info = {
+		.name = "pp_sockhold", .id = PLATFORM_DEVID_NONE,
+		.dma_mask = DMA_BIT_MASK(64),
+	};
+	struct ppb_params p = {
+		.flags = PPB_FLAG_DMA_MAP, .pool_size = 64, .nid = NUMA_NO_NODE,
+		.dma_dir = DMA_FROM_DEVICE, .max_len = PAGE_SIZE, .owner = "pp_sockhold",
+	};
+	struct ppb_pool *pool;
+	unsigned int i;
+
+	if (count < 1 || count > 64 || pools < 1 || pools > 16 || port < 1 || port > 65534)
+		return -ERANGE;
+	sh_pdev = platform_device_register_full(&info);
+	if (IS_ERR(sh_pdev))
+		return PTR_ERR(sh_pdev);
+	p.dev = &sh_pdev->dev;
+	for (i = 0; i < pools; i++) {
+		pool = ppb_pool_create(&p);
+		if (IS_ERR(pool)) {
+			/* the pools already destroyed free themselves */
+			platform_device_unregister(sh_pdev);
+			return PTR_ERR(pool);
+		}
+		sh_send(pool);
+	}
 	return 0;
 }
 

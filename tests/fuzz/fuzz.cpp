@@ -382,6 +382,18 @@ bool core_rejection(const Message &m, int err, bool privileged)
 	return false;
 }
 
+// The families register with resv_start_op 0, so the core checks the
+// header of every command before its permission: nlmsg_flags beyond
+// request, ack, echo and a whole dump are EINVAL for anyone.
+static bool header_refused(const Message &m)
+{
+	std::uint16_t flags = m.flags;
+
+	if ((flags & NLM_F_DUMP) == NLM_F_DUMP)
+		flags &= ~NLM_F_DUMP;
+	return flags & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO);
+}
+
 std::string check(const Message &m, const Reply &r, bool privileged)
 {
 	if (r.send_err && m.whole)
@@ -396,7 +408,8 @@ std::string check(const Message &m, const Reply &r, bool privileged)
 	if (r.err < 0 && r.extack.empty() && !core_rejection(m, r.err, privileged))
 		return fmt::format("rejected ({}) without an extended-ack message", r.err);
 	if (!privileged && m.genl && m.request() && m.cmd == PPKIT_CMD_POOL_SET &&
-	    r.err != -EPERM && !(m.dump() && r.err == -EOPNOTSUPP))
+	    r.err != -EPERM && !(m.dump() && r.err == -EOPNOTSUPP) &&
+	    !(r.err == -EINVAL && header_refused(m)))
 		return fmt::format("pool-set without CAP_NET_ADMIN: {} instead of EPERM", r.err);
 	if (m.kind == Kind::Valid && r.err != 0 && (privileged || m.cmd != PPKIT_CMD_POOL_SET))
 		return fmt::format("a valid request was rejected ({}: {})", r.err, r.extack);

@@ -4,7 +4,7 @@
 # from kmod/tests/pp_faultprobe.ko (bug=oob, leak, lockdep); the command
 # itself succeeds each time, so only the lab's log and kmemleak checks can
 # fail the run (exit 99).  Ends with "debug-detect: N passed, N failed".
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lab/checks.sh
 [ "${LAB_KERNEL:-}" = debug ] || { echo "debug-detect: run with LAB_KERNEL=debug (make test-debug)"; exit 1; }
 

@@ -5,6 +5,9 @@
 #   make modules tools                                 (on the host)
 #   scripts/lab/run --smp 2 -- tests/lab/fuzz.sh [ROOT_COUNT [USER_COUNT [SEED]]]
 #
+# SEED: a number (make check runs seed 1) or "random" (the default: a new
+# one each run, printed, with the command that replays it if the run fails).
+#
 # ppkit-nlfuzz (tests/fuzz/) sends ROOT_COUNT (default 80,000) messages as
 # root and USER_COUNT (default 20,000) as nobody: well-formed and malformed
 # requests for every command (random attributes, wrong lengths, nested
@@ -16,13 +19,16 @@
 # changed a pool).  Then the modules unload.  The lab fails the run on any
 # kernel splat or leak report.  Ends with "fuzz: N passed, N failed".
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lab/checks.sh
 PPCTL=build/bin/ppctl
 FUZZ=build/tools/bin/ppkit-nlfuzz
 ROOT_N=${1:-80000}
 USER_N=${2:-20000}
-SEED=${3:-$(date +%s)}
+SEED=${3:-random}
+[ "$SEED" = random ] && SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+REPLAY="scripts/lab/run --smp 2 -- tests/lab/fuzz.sh $ROOT_N $USER_N $SEED"
+echo "# seed $SEED"
 T=$(mktemp -d)
 
 [ -x $FUZZ ] || { echo "FAIL: $FUZZ missing: make tools"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
@@ -63,11 +69,13 @@ rx1=$(cat "/sys/class/net/$dev/statistics/rx_packets")
 echo "# traffic during the fuzzing: $((rx1 - rx0)) frames on $dev"
 check "traffic ran all along ($((rx1 - rx0)) frames)" test $((rx1 - rx0)) -gt 1000
 check "the pools still answer: ppctl stats" sh -c "$PPCTL stats > /dev/null"
+check "a genetlink header with its reserved field set is refused (EINVAL)" tests/lab/genl-reserved.py
 kill $sink 2>/dev/null; wait $sink 2>/dev/null
 $PPCTL sim del "$dev" > /dev/null 2>&1
 [ -n "$pair" ] && $PPCTL sim del "$pair" > /dev/null 2>&1
 check "ppsim unloads" rmmod ppsim
 check "pp_backport unloads (no pool left behind)" rmmod pp_backport
 rm -rf "$T"
+[ "$failn" -eq 0 ] || echo "FAIL: seed $SEED; replay it with: $REPLAY"
 echo "fuzz: $pass passed, $failn failed"
 [ "$failn" -eq 0 ]

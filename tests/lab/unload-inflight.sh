@@ -7,7 +7,7 @@
 # precisely by pp_selftest's stack_* cases; free-memory deltas in this guest
 # swing by thousands of pages and cannot show a 64-page leak.)
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 ROUNDS=${ROUNDS:-3}
 N=64
 ip link set lo up

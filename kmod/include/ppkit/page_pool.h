@@ -102,6 +102,7 @@ struct ppb_stats {
 	u32 cache_pages;	/* in the NAPI-local cache now */
 	u32 ring_pages;		/* in the recycle ring now */
 	u32 lent_pages;		/* lent and not yet reclaimed or orphaned */
+	u64 lent_twice;		/* lends of a page the stack still held: refused */
 };
 
 struct ppb_pool *ppb_pool_create(const struct ppb_params *params);
@@ -113,6 +114,14 @@ struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp);
 void ppb_put_page(struct ppb_pool *pool, struct page *page,
 		  unsigned int dma_sync_size, bool allow_direct);
 void ppb_update_nid(struct ppb_pool *pool, int new_nid);
+void ppb_pool_set_napi(struct ppb_pool *pool, struct napi_struct *napi);
+/*
+ * Resize a live pool's recycle ring (1..PPB_POOL_SIZE_MAX entries; pages
+ * that no longer fit are released) and its FIFO of lent pages with it:
+ * what the ppkit family's pool-set does.  Process context; -EBUSY once
+ * the pool is destroyed.
+ */
+int ppb_pool_set_ring(struct ppb_pool *pool, unsigned int size);
 
 /*
  * Pages given to the stack: the pool takes them back once the stack is done,
@@ -133,6 +142,16 @@ struct sk_buff *ppb_build_skb(struct ppb_pool *pool, struct page *page,
 
 void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *stats);
 int ppb_pool_stats_by_id(u32 id, struct ppb_stats *stats);
+void ppb_stats_add(struct ppb_stats *sum, const struct ppb_stats *s);
+/*
+ * ethtool -S, the same names in every driver: rx_pp_* for the kernel
+ * page_pool's counters, rx_ppb_* for the backport's, after a driver's
+ * @prefix ("" for pools of one netdev).  Strings are ETH_GSTRING_LEN
+ * bytes; each call returns where the next item goes.
+ */
+int ppb_ethtool_stats_count(void);
+u8 *ppb_ethtool_stats_strings(u8 *data, const char *prefix);
+u64 *ppb_ethtool_stats_fill(const struct ppb_stats *sum, u64 *data);
 
 static inline struct page *ppb_dev_alloc_pages(struct ppb_pool *pool)
 {

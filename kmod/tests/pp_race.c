@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pp_race: races the pool's paths against each other with kthreads pinned
+ * to CPUs, and reports in KTAP.  Runs on load; the load fails if a case
+ * fails.  Every case names the comment in kmod/pool/ whose argument it
+ * attacks.  Needs 2 CPUs (3 for every case to run: scripts/lab/run --smp 3);
+ * with fewer, the cases that need them report SKIP.
+ *
+ * tests/lab/race.sh loads it with pp_backport's release_retry_ms=1, so that
+ * a destroyed pool's release work runs a thousand times a second, and with
+ * the counts below scaled to the run (make test, or the soak).
+ */
+
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/dma-mapping.h>
+#include <linux/skbuff.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <ppkit/page_pool.h>
+#include "ktap.h"
+#include <ppkit/modparam.h>
+
+static unsigned int reads = 1000000;
+static unsigned int rounds = 4000;
+
+static int pr_set_reads(const char *val, const struct kernel_param *kp)
+{
+	return ppkit_param_set_range(val, kp, 1, 100000000);
+}
+
+static int pr_set_rounds(const char *val, const struct kernel_param *kp)
+{
+	return ppkit_param_set_range(val, kp, 1, 10000000);
+}
+
+static const struct kernel_param_ops pr_reads_ops = {
+	.set = pr_set_reads, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops pr_rounds_ops = {
+	.set = pr_set_rounds, .get = param_get_uint,
+};
+
+module_param_cb(reads, &pr_reads_ops, &reads, 0444);
+MODULE_PARM_DESC(reads, "statistics reads racing refills (1..100000000, default 1000000)");
+module_param_cb(rounds, &pr_rounds_ops, &rounds, 0444);
+MODULE_PARM_DESC(rounds, "destroy rounds of the put and direct-return races (1..10000000, default 4000)");
+
+static struct ppb_pool *pr_create(unsigned int size)
+{
+	struct ppb_params p = {
+		.flags = PPB_FLAG_DMA_MAP,
+		.pool_size = size,
+		.nid = NUMA_NO_NODE,
+		.dev = &ktap_pdev->dev,
+		.dma_dir = DMA_FROM_DEVICE,
+		.max_len = PAGE_SIZE,
+		.owner = "pp_race",
+	};
+	struct ppb_pool *pool = ppb_pool_create(&p);
+
+	if (IS_ERR(pool)) {
+		pr_info("    # pool create failed: %ld\n", PTR_ERR(pool));
+		ktap_failed = 1;
+		return NULL;
+	}
+	return pool;
+}
+
+/* The CPUs the kthreads are pinned to: @n distinct online CPUs, or false. */
+static bool pr_cpus(int *cpu, int n)
+{
+	int c = -1, i;
+
+	for (i = 0; i < n; i++) {
+		c = cpumask_next(c, cpu_online_mask);
+		if (c >= nr_cpu_ids)
+			return false;
+		cpu[i] = c;
+	}
+	return true;
+}
+
+static struct task_struct *pr_start(int (*fn)(void *), void *arg, int cpu, const char *name)
+{
+	struct task_struct *t = kthread_create(fn, arg, "%s/%d", name, cpu);
+
+	if (IS_ERR(t))
+		return t;
+	kthread_bind(t, cpu);
+	get_task_struct(t);
+	wake_up_process(t);
+	return t;
+}
+
+static void pr_stop(struct task_struct *t)
+{
+	if (IS_ERR_OR_NULL(t))
+		return;
+	kthread_stop(t);
+	put_task_struct(t);
+}
+
+/* Wait until pool @id is freed, at most @ms milliseconds. */
+static bool pr_wait_gone(u32 id, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	struct ppb_stats s;
+
+	while (ppb_pool_stats_by_id(id, &s) == 0) {
+		if (time_after(jiffies, end))
+			return false;
+		usleep_range(500, 1000);
+	}
+	return true;
+}
+
+/*
+ * ---- statistics read while the allocating context refills ----
+ * Attacks ppb_get_stats()'s claim (kmod/pool/stats.c) that a reader on
+ * any CPU sees coherent counters while the allocating context folds a
+ * finished refill and lays down the next one: every cumulative counter
+ * must be monotonic from one read to the next, and every gauge within
+ * what physically exists.
+ */
+
+struct pr_writer {
+	struct ppb_pool *pool;
+	unsigned long ops;
+};
+
+/* Allocate @n pages, then return them: directly, or through the ring. */
+static void pr_cycle(struct ppb_pool *pool, struct page **pages, unsigned int n, bool direct)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pages[i] = ppb_dev_alloc_pages(pool);
+	for (i = 0; i < n; i++)
+		if (pages[i])
+			ppb_put_page(pool, pages[i], -1, direct);
+}
+
+/* Emulates a NAPI poll: BHs off, alloc, lend, return; one of three refills. */
+static void pr_writer_round(struct pr_writer *w, unsigned int k)
+{
+	struct page *pages[2 * PPB_REFILL_BATCH + 8];
+	struct sk_buff *skb;
+	unsigned int i;
+
+	local_bh_disable();
+	switch (k % 3) {
+	case 0:	/* through the ring: returns from "another context" */
+		pr_cycle(w->pool, pages, PPB_REFILL_BATCH, false);
+		break;
+	case 1:	/* through the stack: skbs built on pool pages, freed */
+		for (i = 0; i < 8; i++) {
+			struct page *page = ppb_dev_alloc_pages(w->pool);
+
+			if (!page)
+				continue;
+			skb = ppb_build_skb(w->pool, page, NET_SKB_PAD, 60);
+			if (skb)
+				kfree_skb(skb);
+			else
+				ppb_put_page(w->pool, page, -1, true);
+		}
+		break;
+	default: /* from the allocator: more held than cache and ring hold */
+		pr_cycle(w->pool, pages, ARRAY_SIZE(pages), true);
+		break;
+	}
+	local_bh_enable();
+	w->ops++;
+}
+
+static int pr_writer_fn(void *arg)
+{
+	struct pr_writer *w = arg;
+	unsigned int k = 0;
+
+	while (!kthread_should_stop()) {
+		pr_writer_round(w, k++);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void test_stats_read_during_refill(void)
+{
+	struct ppb_stats prev, s;
+	struct pr_writer w = { };
+	struct task_struct *t;
+	unsigned long bad = 0, bad_gauge = 0;
+	unsigned int i, j;
+	int cpu[2];
+
+	if (!pr_cpus(cpu, 2)) {
+		ktap_skip = "needs 2 CPUs";
+		return;
+	}
+	w.pool = pr_create(64);
+	if (!w.pool)
+		return;
+	t = pr_start(pr_writer_fn, &w, cpu[1], "pp_race_refill");
+	if (IS_ERR(t)) {
+		EXPECT(0, "kthread");
+		goto out;
+	}
+	memset(&prev, 0, sizeof(prev));
+	for (i = 0; i < reads; i++) {
+		ppb_get_stats(w.pool, &s);
+		for (j = 0; j < PPB_STAT_NR; j++) {
+			if (s.c[j] >= prev.c[j])
+				continue;
+			if (bad++ < 5)
+				pr_info("    # read %u: %s went from %llu to %llu\n", i,
+					ppb_stat_names[j], prev.c[j], s.c[j]);
+		}
+		if (s.inflight_pages > s.c[PPB_STAT_PAGES_ALLOCATED] ||
+		    s.inflight_bytes != s.inflight_pages * PAGE_SIZE ||
+		    s.cache_pages > PPB_CACHE_SIZE) {
+			if (bad_gauge++ < 5)
+				pr_info("    # read %u: inflight %llu (%llu bytes), allocated %llu, cache %u\n",
+					i, s.inflight_pages, s.inflight_bytes,
+					s.c[PPB_STAT_PAGES_ALLOCATED], s.cache_pages);
+		}
+		prev = s;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	pr_stop(t);
+	pr_info("    # %u reads against %lu refill rounds: %lu counters went back, %lu gauges out of bounds\n",
+		reads, w.ops, bad, bad_gauge);
+	EXPECT(w.ops > 0, "the writer ran");
+	EXPECT(bad == 0, "every cumulative counter monotonic");
+	EXPECT(bad_gauge == 0, "every gauge within bounds");
+	ppb_get_stats(w.pool, &s);
+	EXPECT(s.inflight_pages == s.lent_pages,
+	       "quiet pool: in flight only what the stack has not given back (%llu, %u)",
+	       s.inflight_pages, s.lent_pages);
+	EXPECT(s.c[PPB_STAT_PAGES_FROM_RING] && s.c[PPB_STAT_PAGES_FROM_STACK] &&
+	       s.c[PPB_STAT_PAGES_FROM_ALLOC], "refills from ring, stack and allocator");
+out:
+	ppb_pool_destroy(w.pool);
+}
+
+/*
+ * ---- returns racing ppb_pool_destroy() ----
+ * Attacks ppb_ring_produce()'s claim (kmod/pool/recycle.c) that once
+ * destroy has set 'destroyed' and waited for a grace period, no put is
+ * still on its way into the ring or its counters: one putter in process
+ * context and one with BHs off (as a softirq of another CPU) return the
+ * pages they hold while a third CPU destroys the pool, the timing swept
+ * over the rounds.  Each fresh pool must start with every counter at zero
+ * (a late increment into freed per-CPU counters lands in the next pool
+ * allocated there), and every pool must free itself.
+ */
+
+#define PR_PUT_PAGES	32
+
+struct pr_putter {
+	struct ppb_pool *pool;
+	struct page *pages[PR_PUT_PAGES];
+	atomic_t *go;		/* round number to run, or 0 */
+	atomic_t done;		/* last round finished */
+	bool bh;		/* return with BHs off */
+	bool direct;		/* ... and allow_direct (the allocating context's) */
+	unsigned int pace_us;	/* up to this long between two returns */
+};
+
+static int pr_putter_fn(void *arg)
+{
+	struct pr_putter *p = arg;
+	int seen = 0, r, i;
+
+	while (!kthread_should_stop()) {
+		r = atomic_read_acquire(p->go);
+		if (r == seen) {
+			cond_resched();
+			continue;
+		}
+		seen = r;
+		for (i = 0; i < PR_PUT_PAGES; i++) {
+			udelay(get_random_u32() % p->pace_us);
+			if (!p->pages[i])
+				continue;
+			if (p->bh)
+				local_bh_disable();
+			ppb_put_page(p->pool, p->pages[i], -1, p->direct);
+			if (p->bh)
+				local_bh_enable();
+			p->pages[i] = NULL;
+		}
+		atomic_set_release(&p->done, r);
+	}
+	return 0;
+}
+
+static void pr_fill(void *arg)
+{
+	struct pr_putter *p = arg;
+	int i;
+
+	for (i = 0; i < PR_PUT_PAGES; i++)
+		p->pages[i] = ppb_dev_alloc_pages(p->pool);
+}
+
+static bool pr_fresh(struct ppb_pool *pool)
+{
+	struct ppb_stats s;
+	int i;
+
+	ppb_get_stats(pool, &s);
+	for (i = 0; i < PPB_STAT_NR; i++)
+		if (s.c[i])
+			return false;
+	return !s.inflight_pages && !s.ring_pages && !s.cache_pages;
+}
+
+/*
+ * Shares the process putter's CPU: with preempt=full (tests/lab/race.sh)
+ * the putter is preempted wherever preemption is enabled again, such as
+ * right after a ring return has re-enabled BHs.
+ */
+static int pr_hog_fn(void *arg)
+{
+	unsigned int spin_us = 50;
+
+	while (!kthread_should_stop()) {
+		udelay(spin_us);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void pr_wait_done(struct pr_putter *p, int r)
+{
+	while (atomic_read_acquire(&p->done) != r)
+		cond_resched();
+}
+
+/*
+ * One lane: a destroyer and its two putters.  Lanes run side by side so
+ * that their destroys share grace periods: a round costs a grace period,
+ * and 10^5 of them one after the other would take an hour under TCG.
+ */
+struct pr_lane {
+	struct pr_putter put[2];
+	struct task_struct *t[2];
+	atomic_t go;
+	bool direct;
+	unsigned int rounds, done, stale;
+	u32 first_id, last_id;
+	struct completion finished;
+};
+
+static int pr_lane_fn(void *arg)
+{
+	struct pr_lane *l = arg;
+	struct ppb_pool *pool;
+	unsigned int r, i;
+
+	/*
+	 * The next round's pool is created as soon as this one is destroyed,
+	 * before the putters are done: a count that lands late in freed
+	 * per-CPU memory then shows in the new pool, which has done nothing.
+	 */
+	pool = pr_create(PR_PUT_PAGES);
+	if (pool)
+		l->first_id = ppb_pool_id(pool);
+	for (r = 1; pool && r <= l->rounds; r++) {
+		for (i = 0; i < 2; i++) {
+			l->put[i].pool = pool;
+			/* allocated in the allocating context: BHs off */
+			local_bh_disable();
+			pr_fill(&l->put[i]);
+			local_bh_enable();
+		}
+		l->last_id = ppb_pool_id(pool);
+		if (l->direct) {
+			/* the returns come after destroy, as the release work runs */
+			ppb_pool_destroy(pool);
+			atomic_set_release(&l->go, r);
+		} else {
+			/* the returns straddle destroy's grace period */
+			atomic_set_release(&l->go, r);
+			udelay(r % 16);
+			ppb_pool_destroy(pool);
+		}
+		pool = r < l->rounds ? pr_create(PR_PUT_PAGES) : NULL;
+		pr_wait_done(&l->put[0], r);
+		pr_wait_done(&l->put[1], r);
+		if (pool && !pr_fresh(pool) && l->stale++ < 5)
+			pr_info("    # round %u: a new pool's counters are not zero\n", r);
+		l->done = r;
+		if (!(r % 64))
+			cond_resched();
+	}
+	complete(&l->finished);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+#define PR_LANES	8
+
+static void pr_destroy_race(bool direct)
+{
+	struct pr_lane *lanes;
+	struct task_struct *t[PR_LANES] = { }, *hog = NULL;
+	unsigned int n, i, j, done = 0, stale = 0, lost = 0;
+	bool ok;
+	u32 first_id = U32_MAX, last_id = 0, id;
+	int cpu[3];
+
+	if (!pr_cpus(cpu, 3)) {
+		ktap_skip = "needs 3 CPUs";
+		return;
+	}
+	n = min_t(unsigned int, PR_LANES, rounds);
+	lanes = kcalloc(n, sizeof(*lanes), GFP_KERNEL);
+	if (!lanes) {
+		EXPECT(0, "memory for the lanes");
+		return;
+	}
+	/* The putters (idle until their lane says go) and the hog first. */
+	hog = pr_start(pr_hog_fn, NULL, cpu[1], "pp_race_hog");
+	ok = !IS_ERR(hog);
+	for (i = 0; i < n; i++) {
+		struct pr_lane *l = &lanes[i];
+
+		l->direct = direct;
+		l->rounds = rounds / n + (i < rounds % n);
+		l->put[0] = (struct pr_putter) { .bh = false, .pace_us = 30, .go = &l->go };
+		l->put[1] = (struct pr_putter) { .bh = true, .direct = direct, .pace_us = 20,
+						 .go = &l->go };
+		init_completion(&l->finished);
+		for (j = 0; j < 2; j++) {
+			l->t[j] = pr_start(pr_putter_fn, &l->put[j], cpu[j + 1], "pp_race_put");
+			ok &= !IS_ERR(l->t[j]);
+		}
+	}
+	for (i = 0; ok && i < n; i++) {
+		t[i] = pr_start(pr_lane_fn, &lanes[i], cpu[0], "pp_race_lane");
+		ok = !IS_ERR(t[i]);
+	}
+	EXPECT(ok, "kthreads");
+	for (i = 0; i < n; i++) {
+		if (IS_ERR_OR_NULL(t[i]))
+			continue;
+		/* minutes at soak strength: not one uninterrupted sleep (hung_task) */
+		while (!wait_for_completion_timeout(&lanes[i].finished, 10 * HZ))
+			;
+		done += lanes[i].done;
+		stale += lanes[i].stale;
+		if (lanes[i].done) {
+			first_id = min(first_id, lanes[i].first_id);
+			last_id = max(last_id, lanes[i].last_id);
+		}
+	}
+	/*
+	 * Every pool frees itself within a few release periods: one still
+	 * there lost a page (a return into a cache nobody flushes again).
+	 */
+	for (id = first_id; id <= last_id; id++)
+		if (!pr_wait_gone(id, lost ? 0 : 5000) && lost++ < 5)
+			pr_info("    # pool %u never freed itself\n", id);
+	pr_info("    # %u rounds in %u lanes (%s): %u fresh pools with stale counters, %u pools never freed\n",
+		done, n, direct ? "process + direct from BH" : "process + BH", stale, lost);
+	EXPECT(done == rounds, "every round ran: %u", done);
+	EXPECT(stale == 0, "no count landed after its pool was freed");
+	EXPECT(lost == 0, "the pools freed themselves");
+	for (i = 0; i < n; i++) {
+		pr_stop(t[i]);
+		pr_stop(lanes[i].t[0]);
+		pr_stop(lanes[i].t[1]);
+	}
+	pr_stop(hog);
+	kfree(lanes);
+}
+
+static void test_put_racing_destroy(void)
+{
+	pr_destroy_race(false);
+}
+
+/*
+ * ---- a direct return after destroy, against the release work ----
+ * Attacks the rule in ppb_put_page() that a direct return goes into the
+ * cache only while the pool is live: here both putters start once destroy
+ * has returned, the BH one with allow_direct, while the destroyed pool's
+ * release work (every release_retry_ms) flushes the cache.  A page pushed
+ * into a cache being flushed is lost (the pool never frees) or released
+ * twice (the release count passes the pages that entered: again, the pool
+ * never frees).
+ */
+static void test_direct_return_after_destroy(void)
+{
+	pr_destroy_race(true);
+}
+
+/*
+ * ---- one pool, two NAPI contexts ----
+ * Attacks the rule in ppb_alloc_pages() and ppb_put_page() that one
+ * context at a time allocates from a pool and returns into its cache:
+ * mvpp2's per-CPU pools serve RX queue i of every port, and a threaded
+ * NAPI kthread or a busy-polling socket runs one port's poll on another
+ * CPU than the other port's.  drivers/mvpp2 serialises the receive loops
+ * of queue i with a spinlock; two kthreads on two CPUs emulate those
+ * loops here (BHs off; allocate, lend through an skb, return directly)
+ * with the same lock.  Every page taken is stamped with its taker and
+ * checked before it goes back: a page handed to both would carry the
+ * other's stamp.  shared_unlocked=1 leaves the lock out (the negative
+ * control: the same run then finds pages handed out twice).
+ */
+
+static bool shared_unlocked;
+module_param(shared_unlocked, bool, 0444);
+MODULE_PARM_DESC(shared_unlocked, "race_shared_pool_two_napi without the drivers' lock (negative control)");
+
+#define PR_SHARED_PAGES	16
+
+static DEFINE_SPINLOCK(pr_shared_lock);
+
+struct pr_napi {
+	struct ppb_pool *pool;
+	spinlock_t *lock;	/* the drivers' lock of the pool's users */
+	spinlock_t own;		/* shared_unlocked: a lock nobody else takes */
+	unsigned long id;
+	unsigned long rounds;
+	unsigned long twice;
+	atomic_t *stop;
+};
+
+static int pr_napi_fn(void *arg)
+{
+	struct pr_napi *n = arg;
+	struct page *pages[PR_SHARED_PAGES];
+	struct sk_buff *skb;
+	unsigned long *stamp;
+	unsigned int i;
+
+	while (!kthread_should_stop() && !atomic_read(n->stop)) {
+		local_bh_disable();
+		spin_lock(n->lock);
+		for (i = 0; i < PR_SHARED_PAGES; i++) {
+			pages[i] = ppb_dev_alloc_pages(n->pool);
+			if (pages[i])
+				*(unsigned long *)page_address(pages[i]) = n->id;
+		}
+		spin_unlock(n->lock);
+		local_bh_enable();
+		udelay(2);
+		local_bh_disable();
+		spin_lock(n->lock);
+		for (i = 0; i < PR_SHARED_PAGES; i++) {
+			if (!pages[i])
+				continue;
+			stamp = page_address(pages[i]);
+			if (READ_ONCE(*stamp) != n->id)
+				n->twice++;
+			if (i & 1) {
+				ppb_put_page(n->pool, pages[i], -1, true);
+				continue;
+			}
+			skb = ppb_build_skb(n->pool, pages[i], NET_SKB_PAD, 60);
+			if (skb)
+				kfree_skb(skb);
+			else
+				ppb_put_page(n->pool, pages[i], -1, true);
+		}
+		spin_unlock(n->lock);
+		local_bh_enable();
+		n->rounds++;
+		cond_resched();
+	}
+	return 0;
+}
+
+static void test_shared_pool_two_napi(void)
+{
+	struct pr_napi n[2] = { };
+	struct task_struct *t[2];
+	atomic_t stop = ATOMIC_INIT(0);
+	struct ppb_stats s;
+	struct ppb_pool *pool;
+	unsigned long end;
+	int cpu[2], i;
+	u32 id;
+
+	if (!pr_cpus(cpu, 2)) {
+		ktap_skip = "needs 2 CPUs";
+		return;
+	}
+	pool = pr_create(256);
+	if (!pool)
+		return;
+	id = ppb_pool_id(pool);
+	for (i = 0; i < 2; i++) {
+		n[i].pool = pool;
+		spin_lock_init(&n[i].own);
+		n[i].lock = shared_unlocked ? &n[i].own : &pr_shared_lock;
+		n[i].id = i + 1;
+		n[i].stop = &stop;
+		t[i] = pr_start(pr_napi_fn, &n[i], cpu[i], "pp_race_napi");
+	}
+	end = jiffies + msecs_to_jiffies(rounds / 2 + 1000);
+	while (time_before(jiffies, end) && n[0].rounds + n[1].rounds < 2 * rounds)
+		msleep(20);
+	atomic_set(&stop, 1);
+	for (i = 0; i < 2; i++)
+		pr_stop(t[i]);
+	pr_info("    # %s: %lu + %lu rounds of %u pages, %lu + %lu pages seen handed out twice\n",
+		shared_unlocked ? "no lock" : "the drivers' lock", n[0].rounds, n[1].rounds,
+		PR_SHARED_PAGES, n[0].twice, n[1].twice);
+	EXPECT(n[0].rounds && n[1].rounds, "both contexts ran");
+	EXPECT(!n[0].twice && !n[1].twice, "no page handed to both contexts");
+	ppb_get_stats(pool, &s);
+	EXPECT(s.inflight_pages == s.lent_pages,
+	       "quiet pool: in flight only what the stack has not given back (%llu, %u)",
+	       s.inflight_pages, s.lent_pages);
+	ppb_pool_destroy(pool);
+	EXPECT(pr_wait_gone(id, 10000), "the pool freed itself: every page came back once");
+}
+
+static const struct ktap_case pr_cases[] = {
+	{ "race_stats_read_during_refill", test_stats_read_during_refill },
+	{ "race_put_during_destroy", test_put_racing_destroy },
+	{ "race_direct_return_after_destroy", test_direct_return_after_destroy },
+	{ "race_shared_pool_two_napi", test_shared_pool_two_napi },
+};
+
+static int __init pr_init(void)
+{
+	return ktap_run("pp_race", pr_cases, ARRAY_SIZE(pr_cases));
+}
+
+static void __exit pr_exit(void)
+{
+}
+
+module_init(pr_init);
+module_exit(pr_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ppkit page_pool backport race tests (KTAP)");
