@@ -1,11 +1,16 @@
 # ppkit: one entry point.  See README.md.
 #   make            build the kernel modules against KDIR
 #   make run        boot the lab, load the pool, run selftests and benchmark
-#   make test       deps + build + every test (what CI runs)
+#   make check      the fast tier, for every change (<= 10 minutes warm): builds,
+#                   unit tests, static checks, docs, the lab's core boot
+#   make test       deps + build + every test (what CI runs), with a summary table
+#   make soak       what measures rather than tests: the race tests for hours, 50
+#                   reload cycles, ppctld's two minutes, the Orange Pi's 150 s
 #   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json,
-#                   ppctld's CPU with 1,000 pools -> build/bench/ppctld-cpu.json
+#                   ppctld's CPU with 1,000 pools -> build/bench/ppctld-cpu.json,
+#                   ppctl's time over 1,000 pools
 #   make regress    the seeds' experiments on ppsim, one boot each -> build/regress/
-#   make check      checkpatch --strict and sparse on our kernel code
+#   make static     checkpatch --strict, sparse and the netlink spec on our kernel code
 #   make man        man pages ppctl(8), ppctld(8) -> build/man/
 #   make install    modules for the running kernel, tools, unit, man pages,
 #                   completion (PREFIX=/usr/local, DESTDIR=); make uninstall
@@ -40,8 +45,8 @@ MOD_ARGS := ARCH=$(MOD_ARCH) CROSS_COMPILE=$(CROSS_COMPILE)
 endif
 TOOLS_BUILD := $(BUILD)/tools
 
-.PHONY: all modules tools test-unit deps run test test-kernel bench regress check clean help \
-	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-asan test-stress test-debug modules-debug install uninstall dist-board
+.PHONY: all modules tools test-unit deps run test test-kernel bench regress check static clean help \
+	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-asan test-stress test-debug modules-debug install uninstall dist-board soak
 
 all: modules tools
 
@@ -91,35 +96,40 @@ tools:
 test-unit: tools
 	$(TOOLS_BUILD)/tests/unit/ppkit-unit-tests
 
-check: modules
+# The tiers (tests/tier/run.sh): each step timed and limited, one summary
+# table at the end (scenario, lane, result, seconds, limit; a SKIP says why
+# and is never a pass); results in build/results/<tier>-last/.
+check:
+	tests/tier/run.sh check
+
+static: modules
 	tests/kernel/static-checks.sh
 
-test-kernel: modules
+test-kernel: modules tools
 	tests/lab/run-all.sh
 
-# DEBUG_LANE=no: every lab scenario and the stress suite on Debian's kernel
-# even when the debug kernel is cached (what a bare machine, such as CI's,
-# runs).  With the debug lane, each scenario runs on the kernel of its lane
-# column in tests/lab/run-all.sh (--list debug-lane / debian-lane).
+# DEBUG_LANE=no: no debug subset even when the debug kernel is cached (what
+# a bare machine, such as CI's, runs).  With it, make test also runs the
+# debug subset on the debug kernel (tests/lab/run-all.sh --list debug-subset).
 DEBUG_LANE ?= auto
-test: deps
-	$(MAKE) modules
-	$(MAKE) check
-	$(MAKE) tools
-	$(MAKE) test-unit
-	$(MAKE) test-docs
-	$(MAKE) test-asan
-	$(MAKE) test-drivers
-	$(MAKE) test-boards
-	@if [ "$(DEBUG_LANE)" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null; then \
-		echo "debug-kernel lane: on the debug kernel:" $$(LAB_KERNEL=debug tests/lab/run-all.sh --list debug-lane); \
-		tests/lab/run-all.sh debian-lane && $(MAKE) test-debug DEBUG_SUITE=debug-lane; \
-	else \
-		[ "$(DEBUG_LANE)" = no ] && echo "debug-kernel lane: off (DEBUG_LANE=no)" || \
-		echo "debug-kernel lane: no cached debug kernel (scripts/lab/debug-kernel.sh builds it once, about half an hour):"; \
-		echo "every lab scenario and the stress suite run on Debian's kernel"; \
-		tests/lab/run-all.sh all; \
-	fi
+export DEBUG_LANE
+test:
+	tests/tier/run.sh test
+
+# What measures rather than tests, each the long form of a short check in
+# make test: the race tests at soak strength (tests/lab/race.sh: 10^7
+# statistics reads during refills, 10^5 destroy rounds of each return race,
+# 1,000 unloads racing sockets), 50 load/unload cycles, ppctld's two minutes
+# of traffic and scrapes under a 30 s wrk load, the Orange Pi PC's 150 s of
+# /proc/net/dev reads under traffic.  LAB_KERNEL=debug for the debug kernel.
+# Hours, not minutes.
+SOAK_RACE_ENV ?= READS=10000000 ROUNDS=100000 UNLOAD_ROUNDS=1000
+soak: modules tools
+	ONLY=pool-races RACE_ENV="$(SOAK_RACE_ENV)" RACE_TIMEOUT=28800 tests/lab/run-all.sh all
+	scripts/lab/run --smp 2 --timeout 3600 -- tests/lab/stress/reload.py 50
+	scripts/lab/run --smp 2 --mem 1536 --timeout 1800 -- env ROUNDS=12 WRK_S=30 tests/lab/ppctld.sh
+	$(MAKE) tools ARCH=arm
+	ORANGEPI_STRESS_S=150 tests/drivers/run.sh orangepi
 
 # Patched drivers, out of tree from the target kernel's own source:
 # ARCH=x86_64|arm64|arm (default: all three) -> build/drivers/<ARCH>/*.ko
@@ -135,6 +145,7 @@ test-drivers:
 bench: modules tools
 	scripts/bench/pool-bench.sh
 	scripts/bench/ppctld-cpu.sh
+	scripts/lab/run --smp 2 -- tests/lab/ppctl-e2e.sh
 
 regress: deps
 	$(MAKE) modules
@@ -181,8 +192,8 @@ modules-debug:
 	cc=$$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' $$kdir/.config); \
 	$(MAKE) modules KDIR=$$kdir MOD_DIR=$(DEBUG_KMOD) MOD_LOG=$(BUILD)/modules-debug.log MOD_ARGS=CC=$$cc
 
-# DEBUG_SUITE=debug-lane: what make test runs on it when it is cached
-# (tests/lab/run-all.sh --list debug-lane); any suite of run-all.sh.
+# DEBUG_SUITE=debug-subset: what make test runs on it when it is cached
+# (tests/lab/run-all.sh --list debug-subset); any suite of run-all.sh.
 DEBUG_SUITE ?= all
 test-debug: tools
 	scripts/lab/debug-kernel.sh

@@ -48,7 +48,7 @@ SRC=$SRCROOT/$NAME-$VER
 [ $# -ge 1 ] || usage 1
 CMD=$1
 shift
-KERNELS=() DRY=0 TARBALL= OUTPUT=
+KERNELS=() DRY=0 TARBALL="" OUTPUT=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k|--kernel)

@@ -6,13 +6,13 @@
 # through ppctl, and last the patched stmmac on an emulated Orange Pi PC
 # (armhf): TCP both ways, then the armhf ppctl's view of its pool.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 mkdir -p build/lab
 echo "== ppkit demo: kernel $(scripts/lab/kver), QEMU TCG"
 echo "== 1/4 pool selftests (2 vCPUs, 2 NUMA nodes)"
 scripts/lab/run -v --smp 2 --numa 2 -- tests/lab/pool-selftest.sh > build/lab/demo-selftest.out 2>&1
 rc=$?
-python3 tests/lab/ktap.py --min-pass 20 < build/lab/demo-selftest.out | tail -n 1
+python3 tests/tier/tap.py --ktap --min-pass 20 < build/lab/demo-selftest.out | tail -n 1
 [ $rc -eq 0 ] || { echo "selftests failed (exit $rc): build/lab/demo-selftest.out"; tail -n 20 build/lab/demo-selftest.out; exit 1; }
 echo "== 2/4 benchmark: ppkit vs native page_pool vs page allocator"
 scripts/bench/pool-bench.sh > build/lab/demo-bench.out 2>&1 ||

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the lab scripts (sourced, not run).
 
 # The Debian 6.1 amd64 kernel the lab boots: LAB_KVER if set, else the newest
@@ -9,7 +10,8 @@ lab_kver() {
 		return
 	fi
 	local v best=""
-	for v in $(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V); do
+	for v in $(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null |
+		grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V); do
 		[ -f "/boot/vmlinuz-$v" ] && [ -d "/lib/modules/$v/build" ] && best=$v
 	done
 	if [ -z "$best" ]; then
@@ -25,6 +27,7 @@ lab_kver() {
 # Sets KVER (its release), LAB_IMAGE (the bzImage) and LAB_MODROOT (the directory
 # holding lib/modules/KVER: / for Debian's kernel).
 LAB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # LAB_IMAGE, LAB_MODROOT: for the script that sources this
 lab_kernel() {
 	local p dir
 	case "${LAB_KERNEL:-debian}" in
@@ -47,6 +50,7 @@ lab_kernel() {
 	esac
 }
 
-# Lines of a guest kernel log that fail a lab run.  (kmemleak's verdict is the
-# report of the scan at the end of the run, scripts/lab/init, not a log line.)
-LAB_FORBIDDEN='BUG:|WARNING:|Oops|refcount_t|list_del corruption|general protection|ppkit.*leak|page_pool.*(stalled|leak)|UBSAN:|unregister_netdevice: waiting|Kernel panic|soft lockup|hung_task|rcu.*stall'
+# Lines of a guest kernel log that fail a lab run: the one pattern every
+# test reads, from forbidden.re (used by scripts/lab/run, tests/lab/run-all.sh).
+# shellcheck disable=SC2034
+LAB_FORBIDDEN=$(grep -v '^#' "$LAB_LIB_DIR/forbidden.re" | head -n 1)

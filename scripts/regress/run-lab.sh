@@ -6,7 +6,7 @@
 #   scripts/regress/run-lab.sh [NAME...]     default: all
 #   RUNS=N  runs per variant (default 5)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 OUT=build/regress
 mkdir -p "$OUT"
 RUNS=${RUNS:-5}

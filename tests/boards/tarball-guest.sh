@@ -2,12 +2,12 @@
 # Inside the board guest (busybox, Debian's kernel of the board's
 # architecture): install the dist-board tarball the way its README says, load
 # the modules with modprobe, run ppsim traffic, read it with the board's own
-# ppctl, run ppctld, then uninstall.  Prints "ok: ..."/"FAIL: ..." and
+# ppctl, run ppctld, then uninstall.  Prints "ok N - ..."/"not ok N - ..." and
 # "board: N passed, N failed".
 #   sh /tarball-guest.sh /root/ppkit-<version>-<arch>-<kernel>.tar.gz
 pass=0 failn=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failn=$((failn + 1)); }
+ok() { pass=$((pass + 1)); echo "ok $((pass + failn)) - $*"; }
+bad() { failn=$((failn + 1)); echo "not ok $((pass + failn)) - $*"; }
 check() { what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 PATH=/usr/local/sbin:$PATH
 export PATH
@@ -45,9 +45,12 @@ d=$!
 i=0
 while [ $i -lt 60 ] && [ ! -S /run/ppctld.sock ]; do sleep 0.5; i=$((i + 1)); done
 sleep 3
-ppctl top -n 1 > /tmp/top.txt 2>&1
+# --socket: without it ppctl top falls back to reading the kernel itself.
+ppctl top -n 1 --socket /run/ppctld.sock > /tmp/top.txt 2>&1
+toprc=$?
 sed 's/^/# top: /' /tmp/top.txt
-check "ppctld runs and ppctl top reads it" grep -q ppsim /tmp/top.txt
+check "ppctld runs and ppctl top reads it (exit $toprc)" \
+	sh -c "[ $toprc = 0 ] && grep -q 'from ppctld,' /tmp/top.txt && grep -q ppsim /tmp/top.txt"
 kill "$d"
 wait "$d"
 check "ppctld exits 0 on SIGTERM" test $? = 0

@@ -28,9 +28,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'drivers'))
+sys.path.insert(0, os.path.join(ROOT, 'scripts', 'lab'))
 import armvirt  # noqa: E402
-BAD = re.compile(r'BUG:|WARNING:|Oops|refcount_t|list_del corruption|ppkit.*leak|'
-                 r'Kernel panic|disagrees about version|Unknown symbol|version magic')
+import forbidden  # noqa: E402
+# A splat, or a module the kernel refused.
+BAD = forbidden.regex(r'disagrees about version|Unknown symbol|version magic')
 
 
 def main():
@@ -83,7 +85,7 @@ def main():
     with open(log, 'w') as f:
         f.write(out)
     for line in out.splitlines():
-        if re.match(r'\s*(ok:|FAIL:|#|board:)', line):
+        if re.match(r'\s*(ok \d+ - |not ok \d+ - |#|board:)', line):
             print('   ', line.strip())
     bad = [ln for ln in out.splitlines() if BAD.search(ln)]
     if rc or bad or 'PPK_RC=0' not in out:

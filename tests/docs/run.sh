@@ -22,7 +22,7 @@
 #
 #   tests/docs/run.sh
 #
-# Prints "ok: ..." or "FAIL: ..." per check, then "docs: N passed, N
+# Prints "ok N - ..." or "not ok N - ..." per check, then "docs: N passed, N
 # failed" (and how many were skipped for want of build/bin); exits non-zero
 # if any check failed.
 set -uo pipefail
@@ -33,8 +33,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 failn=0 skipped=0
 
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failn=$((failn + 1)); }
+ok() { pass=$((pass + 1)); echo "ok $((pass + failn)) - $*"; }
+bad() { failn=$((failn + 1)); echo "not ok $((pass + failn)) - $*"; }
 # Checks against the binaries are skipped without them, unless
 # DOCS_REQUIRE_BINARIES=1 (make test-docs, which builds them first).
 skip() {

@@ -18,7 +18,7 @@
 # Boot 2: nothing installed in this boot, yet modprobe ppsim loads ppsim and
 # pp_backport from updates/dkms; then scripts/dkms.sh uninstall, after which
 # modprobe fails; and the errors for a kernel without headers.
-# Prints "ok: ..." / "FAIL: ..." lines, the time of each boot and of the dkms
+# Prints "ok N - ..." / "not ok N - ..." lines, the time of each boot and of the dkms
 # steps, and ends with "dkms: N passed, N failed"; exits non-zero on failure.
 # --keep keeps the disk image (build/lab/dkms-*.img) for a look afterwards.
 # DKMS_LAB_TIMEOUT (seconds, default 600, 1500 with --build-in-guest) bounds
@@ -176,7 +176,8 @@ MKFS=$(command -v mkfs.ext4 || echo /sbin/mkfs.ext4)
 [ -x "$MKFS" ] || { echo "dkms: mkfs.ext4 missing: apt-get install e2fsprogs"; exit 1; }
 [ -x /usr/sbin/dkms ] || command -v dkms >/dev/null ||
 	{ echo "dkms: dkms missing (the guest uses the host's): run scripts/deps.sh"; exit 1; }
-mkdir -p build/lab/results
+R=${LAB_OUT:-build/lab/results}
+mkdir -p "$R"
 IMG=$(mktemp build/lab/dkms-XXXXXX.img)
 [ $KEEP = 1 ] || trap 'rm -f "$IMG"' EXIT
 # A sparse 1 GiB file; the guest's writes make it grow (about 100 MB here).
@@ -186,18 +187,18 @@ truncate -s 1G "$IMG" && "$MKFS" -q -F -L ppkit-dkms "$IMG" ||
 # boot N: a guest on the image running this script's boot N, its checks counted here.
 T_ALL=$SECONDS
 boot() {
-	local n=$1 t0=$SECONDS rc out=build/lab/results/dkms-boot$1.out arg=${2:-}
+	local n=$1 t0=$SECONDS rc out=$R/dkms-boot$1.out arg=${2:-}
 	echo "== boot $n"
 	scripts/lab/run --disk "$IMG" --smp 2 --mem 1024 --timeout "$TIMEOUT" \
-		--log "build/lab/results/dkms-boot$n.dmesg" -- tests/lab/dkms.sh --guest "boot$n" $arg > "$out" 2>&1
+		--log "$R/dkms-boot$n.dmesg" -- tests/lab/dkms.sh --guest "boot$n" $arg > "$out" 2>&1
 	rc=$?
 	cat "$out"
-	pass=$((pass + $(grep -c '^ok: ' "$out")))
-	failn=$((failn + $(grep -c '^FAIL: ' "$out")))
+	pass=$((pass + $(grep -c '^ok [0-9]* - ' "$out")))
+	failn=$((failn + $(grep -c '^not ok [0-9]* - ' "$out")))
 	echo "time: boot $n $((SECONDS - t0)) s"
 	case $rc in
 	0) ;;
-	99) bad "boot $n: kernel splat in the guest (log build/lab/results/dkms-boot$n.dmesg)" ;;
+	99) bad "boot $n: kernel splat in the guest (log $R/dkms-boot$n.dmesg)" ;;
 	124) bad "boot $n: timed out after $TIMEOUT s" ;;
 	*) grep -q "^dkms boot $n: " "$out" || bad "boot $n: the lab failed (exit $rc)" ;;
 	esac
@@ -208,10 +209,10 @@ if [ $IN_GUEST = 0 ]; then
 	KVER=$(lab_kver) || { echo "dkms: no lab kernel"; exit 1; }
 	TARBALL=build/lab/dkms-bin-$KVER.tar.gz
 	t0=$SECONDS
-	if scripts/dkms.sh tarball --kernel "$KVER" --output "$TARBALL" > build/lab/results/dkms-tarball.out 2>&1; then
+	if scripts/dkms.sh tarball --kernel "$KVER" --output "$TARBALL" > "$R/dkms-tarball.out" 2>&1; then
 		ok "on the host: scripts/dkms.sh tarball --kernel $KVER (dkms add, build, mktarball --binaries-only in a private tree)"
 	else
-		sed 's/^/    /' build/lab/results/dkms-tarball.out
+		sed 's/^/    /' "$R/dkms-tarball.out"
 		bad "on the host: scripts/dkms.sh tarball --kernel $KVER"
 		echo "dkms: $pass passed, $failn failed"
 		exit 1

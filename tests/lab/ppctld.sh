@@ -4,7 +4,7 @@
 #   make modules tools                               (on the host)
 #   scripts/lab/run --smp 2 --mem 1536 -- tests/lab/ppctld.sh
 #
-# Checks, each "ok: ..." or "FAIL: ...":
+# Checks, each "ok N - ..." or "not ok N - ...":
 #   - started as a daemon (fork, pid file, syslog) before pp_backport is
 #     there: it waits, says why, and picks the pools up once it is loaded;
 #   - /metrics agrees with `ppctl stats --json`: exactly once traffic has
@@ -15,8 +15,9 @@
 #   - pp_backport unloaded and reloaded under the daemon;
 #   - garbage on the HTTP port and the API socket, and an API client that
 #     never reads: the daemon keeps sampling and answering;
-#   - two minutes of traffic with scrapes and a 30 s wrk load on /metrics
-#     (0 errors): RSS stays flat;
+#   - traffic with scrapes and a wrk load on /metrics (0 errors): RSS stays
+#     flat; ROUNDS (default 5) rounds of 10 s, wrk for WRK_S (default 10) s;
+#     make soak: 12 rounds and 30 s, the two minutes it once was;
 #   - SIGTERM: clean exit, socket and pid file removed;
 #   - 1,000 pools: followed, sampled every second, RSS and the sample
 #     round's duration printed.  Its CPU is a benchmark, not a check here:
@@ -24,7 +25,7 @@
 # Figures are printed as "# ..." lines.  Ends with "ppctld: N passed, N
 # failed"; exits non-zero if any check failed.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 PPCTL=$PWD/build/bin/ppctl
 PPCTLD=$PWD/build/bin/ppctld
 SOCK=/run/ppctld.sock
@@ -49,6 +50,14 @@ bring_up() {
 jget() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
 status() { api '{"cmd":"status"}'; }
 metrics() { curl -sf --max-time 10 "$URL"; }
+samples() { python3 tests/lab/ppctld-api.py '{"cmd":"status"}' --field samples; }
+# sampled N: wait until the daemon has taken N more samples
+sampled() {
+	local s0
+	s0=$(samples)
+	more() { [ "$(samples)" -ge $((${s0:-0} + $1)) ]; }
+	wait_for $((5 * $1 + 5)) more "$1"
+}
 # metric NAME LABEL-SUBSTRING: the value of the first matching line, "" if none.
 alive() { kill -0 "$D" 2>/dev/null; }
 syslog_has() { grep -q -- "$1" "$T/syslog"; }
@@ -130,13 +139,13 @@ PY
 $PPCTL sim gen start "$dev" --count 20000 --size 128 --dst-port 7777 --rate 0 > /dev/null
 gen_done() { [ "$($PPCTL --json sim list | python3 -c 'import json,sys; print([d for d in json.load(sys.stdin)["devices"] if d["ifname"] == sys.argv[1]][0]["gen"]["running"])' "$dev")" = False ]; }
 wait_for 60 gen_done
-sleep 2.5	# two samples after the last frame
+sampled 2	# two samples after the last frame
 metrics > "$T/m1"
 $PPCTL --json stats > "$T/s1"
 check "quiescent: every counter equal in /metrics and ppctl stats --json" \
 	python3 "$T/compare.py" "$T/m1" "$T/s1" exact
 $PPCTL sim gen start "$dev" --size 128 --dst-port 7777 --rate 2000 > /dev/null
-sleep 3
+sampled 2
 $PPCTL --json stats > "$T/s2a"
 metrics > "$T/m2"
 $PPCTL --json stats > "$T/s2b"
@@ -237,7 +246,8 @@ want=$(npools)
 check "and picks the new pools up" wait_for 5 daemon_pools
 ID=$($PPCTL --json list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["pools"] if p["owner"] == "ppsim"][0])')
 $PPCTL sim gen start "$dev" --count 5000 --size 128 --dst-port 7777 --rate 0 > /dev/null
-sleep 3
+wait_for 60 gen_done
+sampled 2
 $PPCTL --json history "$ID" > "$T/h2.json"
 check "rates after the reload are never negative" python3 - "$T/h2.json" <<'PY'
 import json, sys
@@ -309,15 +319,16 @@ check "after the garbage: alive, /metrics and the API answer" \
 	sh -c "kill -0 $D && curl -sf --max-time 10 $URL | grep -q ppctld_samples_total"
 check "... status ok" test "$(jget "$(status)" 'd["ok"]')" = True
 
-echo "== two minutes: traffic, scrapes, a 30 s wrk load on /metrics"
+ROUNDS=${ROUNDS:-5} WRK_S=${WRK_S:-10}
+echo "== $ROUNDS rounds of 10 s: traffic, scrapes, a $WRK_S s wrk load on /metrics"
 rss() { awk '/^VmRSS/ { print $2 }' /proc/$D/status; }
 $PPCTL sim gen start "$dev" --size 128 --dst-port 7777 --rate 2000 > /dev/null
 rs=()
-for i in $(seq 12); do
-	if [ "$i" = 4 ]; then
-		wrk -t1 -c2 -d30s --timeout 10s "$URL" > "$T/wrk.txt" 2>&1
+for i in $(seq "$ROUNDS"); do
+	if [ "$i" = 2 ]; then
+		wrk -t1 -c2 -d"${WRK_S}s" --timeout 10s "$URL" > "$T/wrk.txt" 2>&1
 	else
-		for j in 1 2 3 4 5; do metrics > /dev/null; sleep 2; done
+		for _ in 1 2 3 4 5; do metrics > /dev/null; sleep 2; done
 	fi
 	rs+=("$(rss)")
 done
@@ -326,7 +337,7 @@ echo "# RSS every ~10 s (kB): ${rs[*]}"
 sed 's/^/# wrk: /' "$T/wrk.txt"
 check "wrk on /metrics: requests, and no socket errors or non-2xx" \
 	sh -c "grep -q 'Requests/sec' $T/wrk.txt && ! grep -Eq 'Socket errors|Non-2xx' $T/wrk.txt"
-check "RSS flat: the last 9 readings within 1 MiB of the third" python3 - "${rs[@]}" <<'PY'
+check "RSS flat: the last $((ROUNDS - 2)) readings within 1 MiB of the third" python3 - "${rs[@]}" <<'PY'
 import sys
 r = [int(x) for x in sys.argv[1:]]
 assert max(r[2:]) - r[2] <= 1024, r
@@ -348,7 +359,6 @@ D=$!
 want=1000
 check "ppctld follows 1,000 pools" wait_for 20 daemon_pools
 # through the API: a scrape of 1,000 pools (4 MB of text) would weigh on RSS
-samples() { python3 tests/lab/ppctld-api.py '{"cmd":"status"}' --field samples; }
 s0=$(samples); sleep 10; s1=$(samples)
 check "and samples them every second (${s0:-?} -> ${s1:-?} in 10 s)" \
 	test "$((${s1:-0} - ${s0:-0}))" -ge 8

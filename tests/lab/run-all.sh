@@ -1,106 +1,192 @@
 #!/bin/bash
-# The lab scenarios, each in a fresh guest. Used by `make test`.
+# The lab scenarios, each in a fresh guest (the core ones together in one).
+# Used by make check, make test, make test-debug and make soak.
 #
 #   tests/lab/run-all.sh [--list] [SUITE]     (default: lab)
 #
-# Every scenario belongs to one group (the table below):
-#   kernel  drives our kernel code: the pool's selftest, unload with pages in
-#           a socket, ppsim, the netlink fuzzer, the debug kernel's detectors;
-#   tools   tests the user-space tools and the lab itself: ppctl-e2e, ppctld,
-#           DKMS, the lab's exit status and splat detection;
+# Every scenario (the table below) belongs to one group:
+#   core    the core scenarios: the pool's selftest, unload with pages in a
+#           socket, ppctl end to end (no 1,000-pool timing), ppsim traffic,
+#           the netlink fuzzer with a fixed seed; they run one after another
+#           in ONE guest (tests/lab/core.sh), each between markers in the
+#           kernel log so a forbidden line is charged to the scenario that
+#           ran; a scenario that fails there runs again alone, in a fresh
+#           guest, to confirm (its row: "NAME-alone");
+#   kernel  more of our kernel code: the race tests, ppsim's MTU changes,
+#           RSS and XDP paths (ppsim-mtu, -rss, -xdp), the fuzzer with a new
+#           random seed, the debug kernel's detectors;
+#   tools   the user-space tools and the lab itself: ppctld, DKMS, the lab's
+#           exit status and splat detection;
 #   stress  tests/lab/stress/: load/unload cycles, everything at once on 4
 #           vCPUs, memory pressure and fault injection.
-# and to one lane: the kernel `make test` boots it on when the debug kernel
-# is cached (debug: the pool's selftest, unload, the detectors and the
-# stress suite, where KASAN, kmemleak, lockdep and fault injection matter
-# most; debian: the rest, which the debug kernel would slow down tenfold).
-# The 50 load/unload cycles run on Debian's kernel, where they take 4
-# minutes, and 10 of them on the debug kernel, where a cycle takes 25 s.
-# SUITE: lab (kernel and tools), stress, all, debug-lane, debian-lane.
-# --list prints the scenarios a suite would run.
+# SUITE: core (make check), lab (core, kernel, tools), stress, extra (all
+# but the core boot: make test runs the core boot with make check's steps),
+# all, or debug-subset (the rows marked debug: what make test runs on the debug
+# kernel when it is cached; each alone).
+# A row for one kernel only (GROUP:debian, GROUP:debug) on the other kernel
+# is a SKIP with its reason; LAB_DEBUG_RUNS=1 (make test, when the debug
+# subset follows) leaves the debug kernel's own rows, and the debug subset's
+# rows outside the core boot (the race tests), out of a Debian run.  In the
+# debug subset, its core rows share one boot too.
+# --list prints the scenarios a suite would run; ONLY=NAME runs just that
+# row, alone.  LAB_KERNEL=debug: every guest boots the debug kernel
+# (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug); time
+# limits are then LAB_SLOW (default 4) times longer.
 #
-# With LAB_KERNEL=debug every guest boots the debug kernel
-# (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug).  DKMS,
-# which installs into Debian's /lib/modules, is not run there and is
-# reported as such; the detectors' own test runs only there.
-# Prints 'N passed, N failed' at the end; exits non-zero if any scenario failed.
+# Each row has a time limit (seconds, the table's "limit" column): a hung
+# guest costs that, not CI's 90 minutes.  Output: build/lab/runs/<run>/
+# (build/lab/results links to the last run): NAME.log per scenario and
+# results.tsv, also appended to PPKIT_RESULTS when set (the tier's summary).
+# Ends with the summary table (tests/tier/summary.py) and 'N passed, N
+# failed, N skipped'; exits non-zero if any scenario failed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 LIST=0
 [ "${1:-}" = --list ] && { LIST=1; shift; }
 SUITE=${1:-lab}
 case "$SUITE" in
-lab) GROUPS_RUN="kernel tools" ;;
+core) GROUPS_RUN="core" ;;
+lab) GROUPS_RUN="core kernel tools" ;;
 stress) GROUPS_RUN="stress" ;;
-all | debug-lane | debian-lane) GROUPS_RUN="kernel tools stress" ;;
-*) echo "run-all: unknown suite '$SUITE': lab, stress, all, debug-lane or debian-lane" >&2; exit 2 ;;
+all) GROUPS_RUN="core kernel tools stress" ;;
+extra) GROUPS_RUN="kernel tools stress" ;;
+debug-subset) GROUPS_RUN="" ;;
+*) echo "run-all: unknown suite '$SUITE': core, lab, stress, extra, all or debug-subset" >&2; exit 2 ;;
 esac
-LANE_RUN=${SUITE%-lane}
-[ "$LANE_RUN" = "$SUITE" ] && LANE_RUN=
 KERNEL=${LAB_KERNEL:-debian}
+SLOW=1
+[ "$KERNEL" = debug ] && SLOW=${LAB_SLOW:-4}
 LAB=scripts/lab/run
-OUT=build/lab/results
-[ $LIST = 1 ] || mkdir -p "$OUT"
-pass=0 failn=0 failed=() notrun=()
+if [ $LIST = 0 ]; then
+	OUT=${LAB_OUT:-build/lab/runs/$SUITE-$KERNEL-$(date +%Y%m%d-%H%M%S)-$$}
+	mkdir -p "$OUT"
+	[ -n "${LAB_OUT:-}" ] || ln -sfn "$(realpath "$OUT")" build/lab/results
+	export LAB_OUT=$OUT
+	RESULTS=$OUT/results.tsv
+	: > "$RESULTS"
+fi
+LANE="$KERNEL 6.1"
+failed=() core=() core_limit=0
+
+# result NAME RESULT SECONDS LIMIT [NOTE]: a row of the summary
+result() {
+	local r
+	r=$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$1" "$LANE" "$2" "$3" "$4" "${5:-}")
+	echo "$r" >> "$RESULTS"
+	[ -z "${PPKIT_RESULTS:-}" ] || echo "$r" >> "$PPKIT_RESULTS"
+	[ "$2" = FAIL ] && failed+=("$1")
+	return 0
+}
+# skips NAME LOG: a row for each skipped case of LOG (tests/tier/tap.py)
+skips() {
+	local what why
+	python3 tests/tier/tap.py --skips < "$2" |
+		while IFS=$'\t' read -r what why; do result "$1: $what" SKIP - - "$why"; done
+}
 
 scenario() {
-	local name=$1; shift
-	local t0=$SECONDS rc
-	echo "=== lab: $name"
-	"$@" > "$OUT/$name.log" 2>&1
+	local name=$1 limit=$2 t0=$SECONDS rc note=
+	shift 2
+	echo "=== lab: $name (at most $limit s)"
+	# a row's command may be a function of this script (export -f, below)
+	timeout --foreground -k 15 "$limit" bash -c '"$@"' row "$@" > "$OUT/$name.log" 2>&1
 	rc=$?
 	sed 's/^/    /' "$OUT/$name.log"
+	case $rc in
+	0) ;;
+	124 | 137) note="timed out after $limit s" ;;
+	99) note="forbidden lines in the guest kernel log" ;;
+	*) note="exit $rc" ;;
+	esac
 	if [ $rc -eq 0 ]; then
 		echo "=== lab: $name: PASS ($((SECONDS - t0)) s)"
-		pass=$((pass + 1))
+		result "$name" pass $((SECONDS - t0)) "$limit"
 	else
-		echo "=== lab: $name: FAIL (exit $rc, $((SECONDS - t0)) s; log $OUT/$name.log)"
-		failn=$((failn + 1)); failed+=("$name")
+		echo "=== lab: $name: FAIL ($note, $((SECONDS - t0)) s; log $OUT/$name.log)"
+		result "$name" FAIL $((SECONDS - t0)) "$limit" "$note; log $OUT/$name.log"
 	fi
+	skips "$name" "$OUT/$name.log"
 }
 
-# row NAME GROUP[:debian|:debug] LANE COMMAND...: run the scenario if the
-# suite takes its group (and lane) and, where the row names one, the lab
-# boots that kernel.  With CHECK_ROWS=1, only check the row.
+# row NAME GROUP[:debian|:debug] SUBSET LIMIT COMMAND...: run the scenario
+# if the suite takes it (the core group's rows are gathered for the core
+# boot), on the kernel the row names if it names one.  SUBSET: debug (in the
+# debug subset) or -.  With CHECK_ROWS=1, only check the row.
 CHECK_ROWS=0
 row() {
-	local name=$1 group=${2%%:*} lane=$3 only=
+	local name=$1 group=${2%%:*} subset=$3 limit=$4 only=
 	[ "$2" != "$group" ] && only=${2#*:}
-	shift 3
-	# a row in no group or lane would silently drop out of make test
-	case $group in kernel | tools | stress) ;; *)
+	shift 4
+	case $group in core | kernel | tools | stress) ;; *)
 		echo "run-all: $name: unknown group '$group'" >&2; exit 2 ;;
 	esac
-	case $lane in debug | debian) ;; *)
-		echo "run-all: $name: unknown lane '$lane'" >&2; exit 2 ;;
+	case $subset in debug | -) ;; *)
+		echo "run-all: $name: unknown subset '$subset'" >&2; exit 2 ;;
 	esac
-	if [ -n "$only" ] && [ "$only" != "$lane" ]; then
-		echo "run-all: $name: runs on the $only kernel only, but its lane is $lane" >&2; exit 2
-	fi
+	case $only in '' | debian | debug) ;; *)
+		echo "run-all: $name: unknown kernel '$only'" >&2; exit 2 ;;
+	esac
+	[[ "$limit" =~ ^[1-9][0-9]*$ ]] || { echo "run-all: $name: bad time limit '$limit'" >&2; exit 2; }
 	[ "$CHECK_ROWS" = 1 ] && return 0
-	[ -z "$LANE_RUN" ] || [ "$lane" = "$LANE_RUN" ] || return 0
-	case " $GROUPS_RUN " in *" $group "*) ;; *) return 0 ;; esac
+	local alone=0
+	if [ -n "${ONLY:-}" ]; then
+		[ "$name" = "$ONLY" ] || return 0
+		alone=1
+	elif [ "$SUITE" = debug-subset ]; then
+		[ "$subset" = debug ] || return 0
+	else
+		case " $GROUPS_RUN " in *" $group "*) ;; *) return 0 ;; esac
+		# the debug subset runs it where it matters more
+		[ "${LAB_DEBUG_RUNS:-0}" = 1 ] && [ "$subset" = debug ] && [ "$group" != core ] && return 0
+	fi
 	if [ -n "$only" ] && [ "$only" != "$KERNEL" ]; then
-		# A Debian-only scenario skipped is worth a line; the debug
-		# kernel's own test on Debian's kernel is not.
-		[ "$only" = debian ] || return 0
 		[ $LIST = 1 ] && return 0
-		echo "=== lab: $name: NOT RUN on the $KERNEL kernel (it installs into Debian's /lib/modules; make test runs it on Debian's)"
-		notrun+=("$name")
+		if [ "$only" = debug ]; then
+			[ "${LAB_DEBUG_RUNS:-0}" = 1 ] && return 0
+			result "$name" SKIP - "$limit" "the debug kernel's own test, and this run boots Debian's kernel (make test-debug; scripts/lab/debug-kernel.sh builds it once)"
+		else
+			result "$name" SKIP - "$limit" "installs into Debian's /lib/modules: runs on Debian's kernel (make test)"
+		fi
 		return 0
 	fi
-	if [ $LIST = 1 ]; then echo "$name"; else scenario "$name" "$@"; fi
+	limit=$((limit * SLOW))
+	if [ "$group" = core ] && [ $alone = 0 ]; then
+		core+=("$name=$limit")
+		core_limit=$((core_limit + limit))
+		[ $LIST = 1 ] && echo "$name (core boot)"
+		return 0
+	fi
+	[ "${ALONE_SUFFIX:-0}" = 1 ] && name=$name-alone
+	if [ $LIST = 1 ]; then echo "$name"; else scenario "$name" "$limit" "$@"; fi
 }
 
+# The pool's KTAP selftest: at least 20 cases must pass.
+# 1 GiB a node: the debug kernel's boot leaves node 0 of a 1 GiB guest
+# next to no free pages, and the NUMA cases need local ones.
 selftest() {
-	# 1 GiB a node: the debug kernel's boot leaves node 0 of a 1 GiB guest
-	# next to no free pages, and the NUMA cases need local ones.
-	$LAB --smp 2 --numa 2 --mem 2048 --log "$OUT/selftest.dmesg" -- tests/lab/pool-selftest.sh > "$OUT/selftest.out" 2>&1
+	$LAB --smp 2 --numa 2 --mem 2048 -- tests/lab/pool-selftest.sh > "$OUT/selftest.out" 2>&1
 	local rc=$?
 	cat "$OUT/selftest.out"
-	python3 tests/lab/ktap.py --min-pass 20 < "$OUT/selftest.out" || return 1
+	python3 tests/tier/tap.py --ktap --min-pass 20 < "$OUT/selftest.out" || return 1
 	return $rc
 }
+
+# The pool under concurrency (tests/lab/race.sh): slab poisoning, every DMA
+# mapping through swiotlb, preemption wherever it is enabled again.
+# RACE_ENV (its READS, ROUNDS, UNLOAD_ROUNDS) and RACE_TIMEOUT: make soak.
+races() {
+	# shellcheck disable=SC2086 # RACE_ENV: words for env
+	$LAB --smp 3 --mem 1536 --timeout "${RACE_TIMEOUT:-840}" \
+		--append "slub_debug=FZP swiotlb=force preempt=full" \
+		-- env ${RACE_ENV:-} tests/lab/race.sh > "$OUT/races.out" 2>&1
+	local rc=$?
+	cat "$OUT/races.out"
+	python3 tests/tier/tap.py --ktap --min-pass 3 < "$OUT/races.out" || return 1
+	return $rc
+}
+
+export -f selftest races
+export LAB OUT RACE_ENV RACE_TIMEOUT
 
 # failslab's cache filter: 6.1 marks a cache only at boot
 fsl=()
@@ -108,34 +194,110 @@ fsl=()
 [ "$KERNEL" = debug ] && fsl=(--append slub_debug=A,skbuff_head_cache)
 
 table() {
-#   name                        group         lane    command
-row pool-selftest               kernel        debug   selftest
-row unload-with-pages-in-socket kernel        debug   $LAB -- tests/lab/unload-inflight.sh
-row ppctl-e2e                   tools         debian  $LAB --smp 2 -- tests/lab/ppctl-e2e.sh
-row ppsim                       kernel        debian  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
-row ppctld                      tools         debian  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
-row dkms                        tools:debian  debian  tests/lab/dkms.sh
-row netlink-fuzz                kernel        debian  $LAB --smp 2 -- tests/lab/fuzz.sh
-row lab-exit-status             tools         debian  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
-row lab-catches-splat           tools         debian  tests/lab/splat-detect.sh
-row debug-kernel-catches-bugs   kernel:debug  debug   tests/lab/debug-detect.sh
-row stress-reload               stress        debian  $LAB --smp 2 -- tests/lab/stress/reload.py 50
-row stress-reload-debug         stress:debug  debug   $LAB --smp 2 -- tests/lab/stress/reload.py 10
-row stress-mixed                stress        debug   $LAB --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
-row stress-pressure             stress        debug   $LAB --smp 2 --mem 1024 "${fsl[@]}" -- tests/lab/stress/pressure.sh
+#   name                        group         subset limit command
+row pool-selftest               core          debug  300  selftest
+row unload-with-pages-in-socket core          debug  300  $LAB -- tests/lab/unload-inflight.sh
+row ppctl-e2e                   core          -      300  $LAB --smp 2 -- tests/lab/ppctl-e2e.sh --quick
+row ppsim                       core          -      400  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
+row netlink-fuzz                core          -      300  $LAB --smp 2 -- tests/lab/fuzz.sh 20000 2000 1
+row pool-races                  kernel        debug  $((${RACE_TIMEOUT:-840} + 60)) races
+row netlink-fuzz-random         kernel        -      400  $LAB --smp 2 -- tests/lab/fuzz.sh 80000 20000 random
+row ppsim-mtu                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-mtu.sh
+row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-rss.sh
+row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
+row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/lab/debug-detect.sh
+row ppctld                      tools         -      600  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
+row dkms                        tools:debian  -      900  tests/lab/dkms.sh
+row lab-exit-status             tools         -      120  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
+row lab-catches-splat           tools         -      450  tests/lab/splat-detect.sh
+row stress-reload               stress        -      600  $LAB --smp 2 -- tests/lab/stress/reload.py "${RELOAD_CYCLES:-10}"
+row stress-mixed                stress        -      900  $LAB --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
+row stress-pressure             stress        -      600  $LAB --smp 2 --mem 1024 "${fsl[@]}" -- tests/lab/stress/pressure.sh
+}
+
+# The core boot: every gathered core scenario in one guest, judged here.
+# A scenario that fails there runs again alone (ONLY=NAME), in a fresh guest.
+core_boot() {
+	local dir=$OUT/core t0=$SECONDS rc spec name limit crc secs dmesg bad note again=()
+	mkdir -p "$dir"
+	echo "=== lab: core boot: ${core[*]%%=*} (at most $core_limit s)"
+	timeout --foreground -k 15 $((core_limit + 120 * SLOW)) \
+		$LAB --smp 2 --numa 2 --mem 2048 --timeout $((core_limit + 60 * SLOW)) --log "$dir/dmesg" \
+		-- env FUZZ_SEED=1 tests/lab/core.sh "$dir" "${core[@]}" > "$dir/lab.out" 2>&1
+	rc=$?
+	dmesg=$(tr -d '\r' < "$dir/dmesg" 2>/dev/null)
+	# what the kernel logged outside every scenario: the boot, the tidying
+	bad=$(echo "$dmesg" | awk '/ppkit-lab: scenario .*: begin/ { s = 1 } !s { print } /ppkit-lab: scenario .*: end/ { s = 0 }' |
+		grep -aE "$LAB_FORBIDDEN")
+	if [ -n "$bad" ] || { [ $rc -ne 0 ] && [ $rc -ne 99 ]; }; then
+		note="lab exit $rc"
+		[ -n "$bad" ] && note="forbidden lines outside the scenarios: $(echo "$bad" | head -n 1)"
+		echo "=== lab: core boot: FAIL ($note)"
+		sed 's/^/    /' "$dir/lab.out"
+		result "core boot" FAIL $((SECONDS - t0)) $((core_limit + 120 * SLOW)) "$note; log $dir/dmesg"
+	fi
+	for spec in "${core[@]}"; do
+		name=${spec%%=*} limit=${spec#*=}
+		echo "=== lab: $name (core boot, at most $limit s)"
+		[ -f "$dir/$name.out" ] && sed 's/^/    /' "$dir/$name.out"
+		note=
+		if read -r crc secs < "$dir/$name.rc" 2>/dev/null; then
+			case $crc in
+			0) ;;
+			124 | 137) note="timed out after $limit s" ;;
+			*) note="exit $crc" ;;
+			esac
+			if [ -z "$note" ] && [ "$name" = pool-selftest ]; then
+				python3 tests/tier/tap.py --ktap --min-pass 20 < "$dir/$name.out" | sed 's/^/    /'
+				[ "${PIPESTATUS[0]}" -eq 0 ] || note="KTAP: fewer than 20 passed, or a case failed"
+			fi
+			bad=$(echo "$dmesg" | awk -v n="$name" '
+				index($0, "ppkit-lab: scenario " n ": begin") { s = 1; next }
+				index($0, "ppkit-lab: scenario " n ": end") { s = 0 } s' | grep -aE "$LAB_FORBIDDEN" | sort -u)
+			if [ -n "$bad" ]; then
+				echo "$bad" | sed 's/^/    lab: forbidden: /'
+				note="${note:+$note; }forbidden line: $(echo "$bad" | head -n 1)"
+			fi
+		else
+			secs=0 note="did not run: the guest stopped before it (core boot: lab exit $rc)"
+		fi
+		cp "$dir/$name.out" "$OUT/$name.log" 2>/dev/null
+		if [ -z "$note" ]; then
+			echo "=== lab: $name: PASS ($secs s)"
+			result "$name" pass "$secs" "$limit" "core boot"
+		else
+			echo "=== lab: $name: FAIL ($note)"
+			result "$name" FAIL "$secs" "$limit" "core boot: $note; log $dir/$name.out"
+			again+=("$name")
+		fi
+		skips "$name" "$dir/$name.out"
+	done
+	for name in "${again[@]}"; do
+		echo "=== lab: $name failed in the core boot: again, alone in a fresh guest"
+		ONLY=$name ALONE_SUFFIX=1 table
+	done
 }
 
 # Every row is checked before any scenario runs: a bad row late in the
 # table must not fail the suite after an hour of earlier ones.
 CHECK_ROWS=1 table
-[ $LIST = 1 ] || echo "=== lab: suite $SUITE on the $KERNEL kernel"
+[ $LIST = 1 ] || echo "=== lab: suite $SUITE on the $KERNEL kernel (results: $OUT)"
+. scripts/lab/lib.sh
 table
 [ $LIST = 1 ] && exit 0
+# CORE_SCENARIOS="NAME=LIMIT...": the core boot runs these instead (the
+# lab's own test of the charging, tests/lab/splat-detect.sh)
+if [ -n "${CORE_SCENARIOS:-}" ]; then
+	read -ra core <<< "$CORE_SCENARIOS"
+	core_limit=0
+	for spec in "${core[@]}"; do core_limit=$((core_limit + ${spec#*=})); done
+fi
+[ ${#core[@]} -gt 0 ] && core_boot
 
 # The failures again, at the end: a CI log may keep only its last lines.
 for name in "${failed[@]}"; do
+	[ -f "$OUT/$name.log" ] || continue
 	echo "=== lab: $name failed on:"
 	grep -E 'FAIL|not ok|^lab: |^#   ' "$OUT/$name.log" | head -n 8 | sed 's/^/    /'
 done
-echo "lab ($SUITE, $KERNEL kernel): $pass passed, $failn failed${failed:+ (${failed[*]})}${notrun:+, not run: ${notrun[*]}}"
-[ $failn -eq 0 ]
+python3 tests/tier/summary.py "$RESULTS" --title "lab ($SUITE, $KERNEL kernel)"

@@ -176,6 +176,11 @@ TEST_CASE("fuzz: the rules a reply must follow", "[fuzz]")
 	CHECK(check(valid, eperm, false).empty());		// ... unless unprivileged
 	CHECK_FALSE(check(valid, accepted, false).empty());	// an unprivileged write went through
 	CHECK_FALSE(check(valid, einval_msg, false).empty());	// EPERM, not another error
+	Message flagged = valid;
+	flagged.flags |= 0x4000;				// a reserved nlmsg_flags bit
+	const Reply einval_flags{true, -EINVAL, "ambiguous or reserved bits set in nlmsg_flags"};
+	CHECK(check(flagged, einval_flags, false).empty());	// the core's header check comes first
+	CHECK_FALSE(check(valid, einval_flags, false).empty());	// but not for ordinary flags
 
 	Message get;
 	do {

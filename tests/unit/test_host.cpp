@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 // libppkit against the running kernel of this machine: the upstream netdev
 // family (Linux >= 6.8) with whatever pools and ops it has, and ppkit's own
-// family, which is there only if pp_backport is loaded.
+// family, which is there only if pp_backport is loaded.  The netdev cases
+// are registered by main() only on kernels that have the family (host.h).
 #include <catch2/catch.hpp>
 
 #include <sstream>
 
 #include "cli.h"
+#include "host.h"
 #include "ppkit/client.h"
 #include "ppkit/sim.h"
 
@@ -16,69 +18,50 @@ using namespace ppkit;
 
 namespace {
 
-// The netdev client, or nothing (with the reason logged) on kernels without it.
-std::optional<Client> netdev_client()
+void netdev_backend()
 {
-	try {
-		return Client(Source::Netdev);
-	} catch (const Error &e) {
-		if (e.code() != Errc::FamilyMissing)
-			throw;
-		WARN("SKIPPED: this kernel has no netdev netlink family (" << e.what() << ")");
-		return std::nullopt;
-	}
-}
-
-}  // namespace
-
-TEST_CASE("netdev backend on the running kernel", "[host]")
-{
-	auto c = netdev_client();
-	if (!c)
-		return;
-	CHECK(c->source() == Source::Netdev);
+	Client c(Source::Netdev);
+	CHECK(c.source() == Source::Netdev);
 
 	std::vector<Pool> pools;
-	REQUIRE_NOTHROW(pools = c->pools());
+	REQUIRE_NOTHROW(pools = c.pools());
 	for (const Pool &p : pools) {
 		CHECK(p.source == Source::Netdev);
 		CHECK(p.id != 0);
 	}
 
 	bool has = false;
-	REQUIRE_NOTHROW(has = c->has_stats());
+	REQUIRE_NOTHROW(has = c.has_stats());
 	std::vector<Sample> samples;
-	REQUIRE_NOTHROW(samples = c->sample());
+	REQUIRE_NOTHROW(samples = c.sample());
 	CHECK(samples.size() >= pools.size() - std::min<std::size_t>(pools.size(), 2));
 	if (!has) {
 		// No page-pool-stats-get here: said cleanly, not as a netlink error.
 		for (const Sample &s : samples)
 			CHECK(s.stats.empty());
 		try {
-			c->stats();
+			c.stats();
 			FAIL("stats() without a stats op must throw");
 		} catch (const Error &e) {
 			CHECK(e.code() == Errc::NotSupported);
 			CHECK_THAT(e.what(), Catch::Contains("no page_pool stats"));
 		}
 	} else {
-		REQUIRE_NOTHROW(c->stats());
+		REQUIRE_NOTHROW(c.stats());
 	}
 	// Pools come and go: an id that does not exist is named in the error.
 	try {
-		c->pool(0xfffffff0u);
+		c.pool(0xfffffff0u);
 		FAIL("pool 0xfffffff0 exists?");
 	} catch (const Error &e) {
 		CHECK(e.code() == Errc::NoSuchPool);
 		CHECK_THAT(e.what(), Catch::Contains("no pool 4294967280"));
 	}
-	CHECK_THROWS_AS(c->set(1, {64, std::nullopt}), Error);
+	CHECK_THROWS_AS(c.set(1, {64, std::nullopt}), Error);
 }
 
-TEST_CASE("ppctl --source netdev stats on the running kernel", "[host]")
+void ppctl_netdev_stats()
 {
-	if (!netdev_client())
-		return;
 	const char *argv[] = {"ppctl", "--source", "netdev", "stats"};
 	std::ostringstream out, err;
 	CHECK(ppctl::run(4, argv, out, err) == ppctl::kExitOk);
@@ -88,10 +71,8 @@ TEST_CASE("ppctl --source netdev stats on the running kernel", "[host]")
 	CHECK_THAT(jout.str(), Catch::Contains("\"version\":1") && Catch::Contains("\"netdev\""));
 }
 
-TEST_CASE("netdev notifications can be watched", "[host]")
+void netdev_monitor()
 {
-	if (!netdev_client())
-		return;
 	try {
 		Monitor m(Source::Netdev);
 		CHECK(m.fd() >= 0);
@@ -99,6 +80,40 @@ TEST_CASE("netdev notifications can be watched", "[host]")
 		// Joining page-pool needs CAP_NET_ADMIN: fine for a user run.
 		CHECK(e.code() == Errc::Permission);
 	}
+}
+
+}  // namespace
+
+std::vector<std::string> host::register_netdev_cases(const Catch::IConfig &config)
+{
+	struct Case {
+		void (*fn)();
+		const char *name;
+	};
+	static const Case cases[] = {
+		{netdev_backend, "netdev backend on the running kernel"},
+		{ppctl_netdev_stats, "ppctl --source netdev stats on the running kernel"},
+		{netdev_monitor, "netdev notifications can be watched"},
+	};
+	// Any other error than a missing family: registered, and the cases fail on it.
+	bool missing = false;
+	try {
+		Client c(Source::Netdev);
+	} catch (const Error &e) {
+		missing = e.code() == Errc::FamilyMissing;
+	}
+	std::vector<std::string> skipped;
+	for (const Case &c : cases) {
+		Catch::TestCase tc = Catch::makeTestCase(Catch::makeTestInvoker(c.fn), "",
+							 Catch::NameAndTags{c.name, "[host]"},
+							 CATCH_INTERNAL_LINEINFO);
+		if (!missing)
+			Catch::getMutableRegistryHub().registerTest(tc);
+		else if (!Catch::filterTests({tc}, config.testSpec(), config).empty())
+			skipped.push_back("SKIP: " + std::string(c.name) +
+					  ": this kernel has no netdev netlink family (Linux >= 6.8)");
+	}
+	return skipped;
 }
 
 TEST_CASE("ppkit backend: present, or missing with the way to load it", "[host]")

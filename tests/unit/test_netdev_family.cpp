@@ -175,3 +175,139 @@ TEST_CASE("malformed netdev messages are protocol errors", "[netdev][wire]")
 		CHECK(code_of([&] { wire::netdev_parse_stats(b.msg().get()); }) == Errc::Protocol);
 	}
 }
+
+// Replies built with libnl's own message and attribute API, the way the
+// kernel's genetlink code lays them out, and numbered from the upstream uapi
+// (include/uapi/linux/netdev.h) rather than from netdev_family.h: a parser
+// reading the wrong attribute for a field fails here.
+namespace {
+
+// The kernel's nla_put_uint(): 4 bytes when the value fits, 8 otherwise.
+void put_uint(nl_msg *m, int type, std::uint64_t v)
+{
+	int err = v > UINT32_MAX ? nla_put_u64(m, type, v)
+				 : nla_put_u32(m, type, static_cast<std::uint32_t>(v));
+	REQUIRE(err == 0);
+}
+
+nl::MsgPtr reply(std::uint8_t cmd)
+{
+	nl::MsgPtr m(nlmsg_alloc());
+	REQUIRE(m);
+	REQUIRE(genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, kFam, 0, NLM_F_MULTI, cmd, 1));
+	return m;
+}
+
+}  // namespace
+
+TEST_CASE("a netdev page-pool dump built with libnl", "[netdev][wire]")
+{
+	constexpr std::int64_t kBootToReal = 1'700'000'000'000'000'000;
+	SECTION("a live pool, attributes in reverse order")
+	{
+		auto m = reply(5);					// PAGE_POOL_GET
+		put_uint(m.get(), 5, 65536);				// INFLIGHT_MEM
+		put_uint(m.get(), 4, 16);				// INFLIGHT
+		REQUIRE(nla_put_u32(m.get(), 3, 8193) == 0);		// NAPI_ID
+		REQUIRE(nla_put_u32(m.get(), 2, 4) == 0);		// IFINDEX
+		put_uint(m.get(), 1, 12);				// ID
+		Pool p = wire::netdev_parse_pool(m.get(), kBootToReal);
+		CHECK(p.source == Source::Netdev);
+		CHECK(p.id == 12);
+		CHECK(p.ifindex == 4u);
+		CHECK(p.napi_id == 8193u);
+		CHECK(p.inflight == 16u);
+		CHECK(p.inflight_mem == 65536u);
+		CHECK_FALSE(p.detached());
+	}
+	SECTION("a detached pool: 64-bit counts, no NAPI, the largest id")
+	{
+		auto m = reply(8);					// PAGE_POOL_CHANGE_NTF
+		put_uint(m.get(), 1, UINT32_MAX);
+		REQUIRE(nla_put_u32(m.get(), 2, 9) == 0);
+		put_uint(m.get(), 4, 5'000'000'000);
+		put_uint(m.get(), 5, 5'000'000'000ull * 4096);
+		put_uint(m.get(), 6, 42);				// DETACH_TIME, s
+		Pool p = wire::netdev_parse_pool(m.get(), kBootToReal);
+		CHECK(p.id == UINT32_MAX);
+		CHECK(p.ifindex == 9u);
+		CHECK_FALSE(p.napi_id);
+		CHECK(p.inflight == 5'000'000'000u);
+		CHECK(p.inflight_mem == 5'000'000'000ull * 4096);
+		REQUIRE(p.detached());
+		CHECK(*p.detach_time_ns == 1'700'000'042'000'000'000ull);
+	}
+	SECTION("attributes of later kernels are skipped")
+	{
+		auto m = reply(5);
+		put_uint(m.get(), 1, 3);
+		REQUIRE(nla_put_u32(m.get(), 7, 11) == 0);		// DMABUF (6.12)
+		nlattr *io = nla_nest_start(m.get(), 8);		// IO_URING (6.15)
+		REQUIRE(io);
+		REQUIRE(nla_put_u32(m.get(), 1, 1) == 0);
+		nla_nest_end(m.get(), io);
+		put_uint(m.get(), 30, 7);				// not yet invented
+		REQUIRE(nla_put_u32(m.get(), 2, 5) == 0);
+		Pool p = wire::netdev_parse_pool(m.get());
+		CHECK(p.id == 3);
+		CHECK(p.ifindex == 5u);
+		CHECK_FALSE(p.inflight);
+		CHECK_FALSE(p.detached());
+	}
+	SECTION("ifindex and napi-id are u32 only")
+	{
+		auto code_of = [](nl_msg *msg) {
+			try {
+				wire::netdev_parse_pool(msg);
+			} catch (const Error &e) {
+				return e.code();
+			}
+			return Errc::Kernel;
+		};
+		auto a = reply(5);
+		put_uint(a.get(), 1, 1);
+		REQUIRE(nla_put_u64(a.get(), 2, 4) == 0);
+		CHECK(code_of(a.get()) == Errc::Protocol);
+		auto b = reply(5);
+		put_uint(b.get(), 1, 1);
+		REQUIRE(nla_put_u16(b.get(), 3, 4) == 0);
+		CHECK(code_of(b.get()) == Errc::Protocol);
+	}
+}
+
+TEST_CASE("a netdev stats dump built with libnl: each counter to its own", "[netdev][wire]")
+{
+	// NETDEV_A_PAGE_POOL_STATS_* -> ppkit's counter of the same name.
+	const std::pair<int, Counter> ids[] = {
+		{8, Counter::AllocFast},	  {9, Counter::AllocSlow},
+		{10, Counter::AllocSlowHighOrder}, {11, Counter::AllocEmpty},
+		{12, Counter::AllocRefill},	  {13, Counter::AllocWaive},
+		{14, Counter::RecycleCached},	  {15, Counter::RecycleCacheFull},
+		{16, Counter::RecycleRing},	  {17, Counter::RecycleRingFull},
+		{18, Counter::RecycleReleasedRefcnt},
+	};
+	// Distinct values, half of them past u32.
+	auto value = [](int id) {
+		return static_cast<std::uint64_t>(id) * 1000003 + (id % 2 ? 1ull << 33 : 0);
+	};
+	auto m = reply(9);						// PAGE_POOL_STATS_GET
+	for (auto it = std::rbegin(ids); it != std::rend(ids); ++it)
+		put_uint(m.get(), it->first, value(it->first));
+	nlattr *info = nla_nest_start(m.get(), 1);			// INFO
+	REQUIRE(info);
+	REQUIRE(nla_put_u32(m.get(), 2, 6) == 0);			//   IFINDEX
+	REQUIRE(nla_put_u32(m.get(), 3, 99) == 0);			//   NAPI_ID: ignored
+	put_uint(m.get(), 1, 77);					//   ID
+	nla_nest_end(m.get(), info);
+	put_uint(m.get(), 19, 123);					// a later counter
+
+	Stats s = wire::netdev_parse_stats(m.get());
+	CHECK(s.source == Source::Netdev);
+	CHECK(s.pool_id == 77);
+	CHECK(s.ifindex == 6u);
+	CHECK(s.present.count() == std::size(ids));
+	for (const auto &[id, counter] : ids) {
+		INFO("attribute " << id << ", counter " << name(counter));
+		CHECK(s.get(counter) == value(id));
+	}
+}

@@ -1,0 +1,55 @@
+#!/bin/bash
+# Guest side: the core scenarios one after another in this one boot (make
+# check), each between two markers in the kernel log, so that a forbidden
+# line is charged to the scenario that was running.
+#
+#   scripts/lab/run --smp 2 --numa 2 --mem 2048 -- tests/lab/core.sh DIR NAME=SECONDS...
+#
+# For each NAME (a scenario below), in order: "ppkit-lab: scenario NAME:
+# begin" in the kernel log, the scenario with a limit of SECONDS, "ppkit-lab:
+# scenario NAME: end (exit N)", its output in DIR/NAME.out and "EXIT SECONDS"
+# in DIR/NAME.rc.  Between scenarios, whatever a failed one left behind
+# (modules, a network namespace, iperf3) is removed.  tests/lab/run-all.sh
+# judges the results.
+#   pool-selftest     tests/lab/pool-selftest.sh
+#   unload            tests/lab/unload-inflight.sh
+#   ppctl-e2e         tests/lab/ppctl-e2e.sh --quick (no 1,000-pool timing)
+#   ppsim             tests/lab/ppsim.sh
+#   netlink-fuzz      tests/lab/fuzz.sh with FUZZ_SEED (default 1), 20,000
+#                     messages as root and 2,000 as nobody
+#   probe-quiet, probe-splat   the lab's own test (tests/lab/splat-detect.sh):
+#                     nothing, and a WARNING in the kernel log
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+dir=$1
+shift
+mark() { echo "ppkit-lab: scenario $*" > /dev/kmsg; }
+tidy() {
+	local m
+	pkill -x iperf3 2> /dev/null
+	ip netns del peer 2> /dev/null
+	for m in ppsim pp_sockhold pp_poolgen pp_selftest pp_race pp_backport; do
+		grep -q "^$m " /proc/modules && rmmod "$m" 2> /dev/null
+	done
+	return 0
+}
+for spec in "$@"; do
+	name=${spec%%=*} limit=${spec#*=}
+	case $name in
+	pool-selftest) cmd=(tests/lab/pool-selftest.sh) ;;
+	unload-with-pages-in-socket) cmd=(tests/lab/unload-inflight.sh) ;;
+	ppctl-e2e) cmd=(tests/lab/ppctl-e2e.sh --quick) ;;
+	ppsim) cmd=(tests/lab/ppsim.sh) ;;
+	netlink-fuzz) cmd=(tests/lab/fuzz.sh 20000 2000 "${FUZZ_SEED:-1}") ;;
+	probe-quiet*) cmd=(true) ;;
+	probe-splat) cmd=(sh -c "echo '<4>WARNING: CPU: 0 PID: 1 at ppkit-lab-core-probe' > /dev/kmsg") ;;
+	*) echo "core: unknown scenario '$name'" > "$dir/$name.out"; echo "2 0" > "$dir/$name.rc"; continue ;;
+	esac
+	mark "$name: begin"
+	t0=$SECONDS
+	timeout -k 10 "$limit" "${cmd[@]}" > "$dir/$name.out" 2>&1
+	rc=$?
+	tidy
+	mark "$name: end (exit $rc)"
+	echo "$rc $((SECONDS - t0))" > "$dir/$name.rc"
+done

@@ -1,0 +1,95 @@
+#!/bin/bash
+# The test tiers, each ending with one summary table (tests/tier/summary.py):
+#
+#   tests/tier/run.sh check     make check: every change, <= 10 minutes warm
+#   tests/tier/run.sh test      make test: everything CI runs
+#
+# check: the kernel modules and the tools built (no warnings), the unit tests
+#   (Catch2), checkpatch --strict, sparse, the netlink spec against its uapi
+#   header (tests/kernel/static-checks.sh), shellcheck on scripts/ and tests/,
+#   the docs, and the lab's core boot (tests/lab/run-all.sh core: the core
+#   scenarios in one guest), which runs while the host-only steps do.
+# test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
+#   matrix, static checks, load tests, the Orange Pi PC), the board tarballs,
+#   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra: the
+#   race tests, a random-seed fuzz, ppctld, DKMS, the stress suite) and, when
+#   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
+#   on it (the selftest, the race tests, unload, the detectors' canary).
+#
+# Each step has a time limit (the table's "timeout" column).  Results and
+# logs: build/results/<tier>-<date>-<pid>/ (build/results/<tier>-last links
+# to the last run).  Exits non-zero if a step failed; a SKIP is not a pass.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+TIER=${1:-}
+case $TIER in check | test) ;; *) echo "usage: tests/tier/run.sh check|test" >&2; exit 2 ;; esac
+RUN=build/results/$TIER-$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$RUN"
+ln -sfn "$(realpath "$RUN")" "build/results/$TIER-last"
+export PPKIT_RESULTS=$PWD/$RUN/results.tsv
+: > "$PPKIT_RESULTS"
+T0=$SECONDS
+step() { tests/tier/step.sh "$@"; }
+
+# bg NAME STEP-ARGS...: a step in the background, its output shown when it ends
+bgpids=() bgnames=()
+bg() {
+	local name=$1
+	shift
+	echo "=== $name: in the background (its output follows when it ends)"
+	step "$@" > "$RUN/$name.out" 2>&1 &
+	bgpids+=($!) bgnames+=("$name")
+}
+bgwait() {
+	local i
+	for i in "${!bgpids[@]}"; do
+		wait "${bgpids[$i]}"
+		cat "$RUN/${bgnames[$i]}.out"
+	done
+	bgpids=() bgnames=()
+}
+
+debug_subset() {
+	[ "${DEBUG_LANE:-auto}" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null 2>&1
+}
+
+if [ "$TIER" = test ]; then
+	step deps host 1800 scripts/deps.sh
+fi
+step build-modules host 900 make --no-print-directory modules
+step build-tools host 1800 make --no-print-directory tools
+bg lab-core --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
+step unit host 600 tests/tier/unit.sh build/tools/tests/unit/ppkit-unit-tests
+step static-kernel host 900 tests/kernel/static-checks.sh
+step shellcheck host 300 tests/tier/shellcheck.sh
+step docs host 600 env DOCS_REQUIRE_BINARIES=1 tests/docs/run.sh
+if [ "$TIER" = test ]; then
+	step asan host 1800 make --no-print-directory test-asan
+fi
+bgwait
+
+if [ "$TIER" = test ]; then
+	step build-tools-arm host 1800 make --no-print-directory tools ARCH=arm
+	step --rows drivers host 4800 tests/drivers/run.sh
+	# The board tarballs check no timing: with the debug subset, whose
+	# checks time nothing either, they run beside it.
+	if debug_subset; then
+		export LAB_DEBUG_RUNS=1
+	else
+		step boards host 1800 make --no-print-directory test-boards
+	fi
+	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra
+	if debug_subset; then
+		bg boards boards host 1800 make --no-print-directory test-boards
+		step build-modules-debug host 900 make --no-print-directory modules-debug
+		LAB_KERNEL=debug step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
+		bgwait
+	else
+		why="no debug kernel cached (scripts/lab/debug-kernel.sh builds it once, about half an hour; make test-debug runs the whole suite on it)"
+		[ "${DEBUG_LANE:-auto}" = no ] && why="DEBUG_LANE=no"
+		printf 'debug subset\tdebug 6.1\tSKIP\t-\t-\t%s\n' "$why" >> "$PPKIT_RESULTS"
+	fi
+fi
+
+echo "=== make $TIER: $((SECONDS - T0)) s"
+python3 tests/tier/summary.py "$PPKIT_RESULTS" --title "make $TIER"

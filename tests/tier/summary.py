@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Print a tier's summary table from its results file and judge it.
+
+    tests/tier/summary.py RESULTS.tsv [--title NAME]
+
+RESULTS.tsv has one row per scenario (tests/tier/step.sh and
+tests/lab/run-all.sh write them): name, lane, result (pass, FAIL or SKIP),
+seconds, timeout, note; tab-separated.  Prints the table, the skips with
+their reasons, and 'NAME: N passed, N failed, N skipped'.  A skip is never
+a pass.  Exits 1 when a row failed or the file has no rows.
+"""
+import argparse
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('results')
+    ap.add_argument('--title', default='summary')
+    args = ap.parse_args()
+
+    rows = []
+    try:
+        with open(args.results, encoding='utf-8') as f:
+            for line in f:
+                cols = line.rstrip('\n').split('\t')
+                if len(cols) < 5:
+                    continue
+                cols += [''] * (6 - len(cols))
+                rows.append(cols[:6])
+    except FileNotFoundError:
+        pass
+
+    heads = ('scenario', 'lane', 'result', 'seconds', 'timeout')
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
+    fmt = '  '.join(f'{{:<{w}}}' for w in widths)
+    print(f'=== {args.title}: summary')
+    print(fmt.format(*heads) + '  note')
+    for r in rows:
+        print((fmt.format(*r[:5]) + '  ' + r[5]).rstrip())
+    passed = [r for r in rows if r[2] == 'pass']
+    failed = [r for r in rows if r[2] == 'FAIL']
+    skipped = [r for r in rows if r[2] == 'SKIP']
+    odd = [r for r in rows if r[2] not in ('pass', 'FAIL', 'SKIP')]
+    for r in skipped:
+        print(f'skipped: {r[0]} ({r[1]}): {r[5]}')
+    for r in failed:
+        print(f'failed: {r[0]} ({r[1]}){": " + r[5] if r[5] else ""}')
+    for r in odd:
+        print(f'failed: {r[0]}: unknown result {r[2]!r}')
+    total = sum(int(r[3]) for r in rows if r[3].isdigit())
+    print(f'{args.title}: {len(passed)} passed, {len(failed) + len(odd)} failed, '
+          f'{len(skipped)} skipped ({total} s in the rows)')
+    if not rows:
+        print(f'{args.title}: no results in {args.results}', file=sys.stderr)
+        return 1
+    return 1 if failed or odd else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
