@@ -10,6 +10,8 @@ set -euo pipefail
 # the metapackages track the newest 6.1 ABI in the archive.
 PKGS=(
 	build-essential bc bison flex kmod cpio gzip xz-utils perl file
+	procps e2fsprogs	# pkill/pgrep in the lab scripts; mkfs.ext4 for DKMS's disk
+	shellcheck		# make check: every shell script of scripts/ and tests/
 	python3 python3-yaml	# lab scripts; the netlink spec check
 	sparse
 	qemu-system-x86
@@ -65,8 +67,29 @@ prepare_drivers() {
 	"$(dirname "$0")/tools/sysroot.sh" arm64 >/dev/null
 }
 
+# The package lists, fresh: the drivers look kernel versions up in them, and
+# Debian's archive moves to new point releases.  Older than an hour (or
+# never fetched) means apt-get update, even with every package present.
+STAMP=/var/cache/ppkit/apt-updated
+lists_stale() { [ -z "$(find "$STAMP" -mmin -60 2>/dev/null)" ]; }
+update_lists() {
+	# A mirror caught mid-sync fails one list ("File has unexpected size") and
+	# apt-get update exits 100; the lists it did fetch are still good, and an
+	# install that needs the missing one fails below with apt's own message.
+	apt-get update -qq || echo "deps: apt-get update reported errors (above); going on with the lists it fetched" >&2
+	mkdir -p "$(dirname "$STAMP")" && touch "$STAMP"
+}
+
 if [ ${#missing[@]} -eq 0 ] && [ ${#newarch[@]} -eq 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages present"
+	if lists_stale; then
+		if [ "$(id -u)" -eq 0 ]; then
+			echo "deps: package lists older than an hour: apt-get update"
+			update_lists
+		else
+			echo "deps: package lists older than an hour, and not root: kernel versions come from them as they are" >&2
+		fi
+	fi
 	prepare_drivers
 	exit 0
 fi
@@ -80,10 +103,7 @@ for a in "${newarch[@]}"; do
 	dpkg --add-architecture "$a"
 done
 export DEBIAN_FRONTEND=noninteractive
-# A mirror caught mid-sync fails one list ("File has unexpected size") and
-# apt-get update exits 100; the lists it did fetch are still good, and an
-# install that needs the missing one fails below with apt's own message.
-apt-get update -qq || echo "deps: apt-get update reported errors (above); going on with the lists it fetched" >&2
+update_lists
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"

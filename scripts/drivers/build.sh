@@ -12,6 +12,7 @@
 #                 (baseline for throughput), into build/drivers/ARCH/fixes-only/
 #     --sparse    also run sparse (C=2); logs in build/drivers/ARCH/logs/
 #     KSRC=DIR    use this kernel source instead of Debian's linux-source-6.1
+#                 (output then in build/drivers/ARCH/ksrc-VERSION/)
 #
 # The unpatched build depends on nothing of ppkit's but these scripts: its
 # result (modules, logs, the driver sources) is kept in
@@ -72,6 +73,7 @@ unpatched_key() {
 }
 
 out=$PPKIT_ROOT/build/drivers/$t
+[ -n "${KSRC:-}" ] && out=$out/ksrc-$srcver
 [ $unpatched = 1 ] && out=$out/unpatched
 [ $fixes_only = 1 ] && out=$out/fixes-only
 logs=$out/logs
@@ -122,17 +124,44 @@ kmake() { # dir log args...
 		{ tail -30 "$log" >&2; die "build failed: see $log"; }
 }
 
-# Every driver asked for must support this source, before anything is built.
+# vle A B: version A <= version B
+vle() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]; }
+# vmatch VERSION WHEN...: VERSION is one of WHEN (6.1.192, >=6.1.192, <6.1.192)
+vmatch() {
+	local v=$1 w
+	shift
+	for w in "$@"; do
+		case $w in
+		'>='*) vle "${w#>=}" "$v" && return 0 ;;
+		'<'*) vle "${w#<}" "$v" || return 0 ;;
+		*) [ "$w" = "$v" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# Every driver asked for must support this source, before anything is built:
+# a version driver.conf lists as tested, or a newer point release of the
+# same stable line (built with a notice: the series must still apply with
+# no fuzz, which the build checks patch by patch).
 for drv in "${drivers[@]}"; do
 	conf=$PPKIT_ROOT/drivers/$drv/driver.conf
 	[ -f "$conf" ] || die "no driver '$drv' (drivers/*/driver.conf)"
-	versions=''
+	line='' tested=''
 	# shellcheck disable=SC1090
 	. "$conf"
-	case " $versions " in
-	*" $srcver "*) ;;
-	*) die "$drv: kernel source $srcver ($srcdir) is not supported; supported: $versions" ;;
+	[ -n "$line" ] && [ -n "$tested" ] || die "$conf: needs line= and tested="
+	case " $tested " in
+	*" $srcver "*) continue ;;
 	esac
+	newest=$(echo "$tested" | tr ' ' '\n' | sort -V | tail -n 1)
+	if [ "${srcver%.*}" != "$line" ]; then
+		die "$drv: kernel source $srcver ($srcdir) is not supported: the series is for the $line stable line (tested: $tested)"
+	fi
+	if vle "$srcver" "$newest"; then
+		die "$drv: kernel source $srcver ($srcdir) is not supported: older than the newest tested $line release (tested: $tested)"
+	fi
+	say "NOTICE: $drv: $srcver is a newer $line point release than the tested ones ($tested): building it; every patch must apply with no fuzz, and once make test passes on it, add it to tested= in drivers/$drv/driver.conf"
 done
 
 # pp_backport for this target, from a copy of kmod/ (Kbuild writes next to
@@ -158,7 +187,7 @@ fi
 for drv in "${drivers[@]}"; do
 	conf=$PPKIT_ROOT/drivers/$drv/driver.conf
 	[ -f "$conf" ] || die "no driver '$drv' (drivers/*/driver.conf)"
-	path='' versions=''
+	path='' tested=''
 	# shellcheck disable=SC1090
 	. "$conf"
 	cfgvar=config_$t
@@ -171,8 +200,9 @@ for drv in "${drivers[@]}"; do
 	cp -r "$srcdir/$path" "$tree/$path"
 	if [ $unpatched = 0 ]; then
 		# series: one patch per line, then optionally "fix" (a bug fix
-		# rather than a feature) and the only kernel versions it is for
-		# (a fix that later versions carry).
+		# rather than a feature) and the only kernel versions it is for:
+		# 6.1.176 (exactly), <6.1.192 (a fix that 6.1.192 on carry) or
+		# >=6.1.192 (a bug that came with 6.1.192).
 		while read -r p only; do
 			case "$p" in '' | '#'*) continue ;; esac
 			isfix=0
@@ -182,12 +212,14 @@ for drv in "${drivers[@]}"; do
 				only=${only# }
 			fi
 			[ $fixes_only = 1 ] && [ $isfix = 0 ] && continue
-			if [ -n "$only" ] && [[ " $only " != *" $srcver "* ]]; then
+			# shellcheck disable=SC2086 # one word per version
+			if [ -n "$only" ] && ! vmatch "$srcver" $only; then
 				continue
 			fi
 			patch -d "$tree" -p1 --fuzz=0 --no-backup-if-mismatch -s \
 				<"$PPKIT_ROOT/drivers/$drv/patches/$p" >"$logs/$drv-patch.log" 2>&1 ||
-				{ cat "$logs/$drv-patch.log" >&2; die "$drv: $p does not apply to $srcver"; }
+				{ cat "$logs/$drv-patch.log" >&2
+				  die "$drv: patch $p no longer applies to $srcver with no fuzz (tested: $tested; the rejects are above, the log in $logs/$drv-patch.log)"; }
 		done <"$series"
 	fi
 	dir=$tree/$path

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts/drivers/*: where each target architecture's Debian kernel,
 # headers and matching kernel source come from, and where they are cached.
 #

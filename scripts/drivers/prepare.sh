@@ -28,8 +28,46 @@ fetch_debs() { # pkg:arch...
 	[ ${#want[@]} -eq 0 ] && return
 	say "downloading ${want[*]}"
 	# apt's sandbox user cannot write to our cache; download as root into it.
-	(cd "$PPKIT_CACHE/debs" && apt-get download -o APT::Sandbox::User=root "${want[@]}" >/dev/null) ||
-		die "apt-get download ${want[*]} failed (is the armhf/arm64 architecture added? run scripts/deps.sh)"
+	(cd "$PPKIT_CACHE/debs" && apt-get download -o APT::Sandbox::User=root "${want[@]}" >/dev/null) && return
+	# Say why: a version the archive dropped, an architecture not added,
+	# or the download itself.
+	for p in "${want[@]}"; do
+		local name=${p%%=*} ver=
+		[[ "$p" == *=* ]] && ver=${p#*=}
+		case $name in
+		*:*) grep -qx "${name#*:}" <<< "$(dpkg --print-foreign-architectures)" ||
+			die "$name: the ${name#*:} architecture is not added to dpkg: run scripts/deps.sh" ;;
+		esac
+		if ! grep -qx -- "${ver:-.*}" <<< "$(apt-cache madison "$name" 2>/dev/null |
+			awk -F'|' '{ gsub(/ /, "", $2); print $2 }')"; then
+			die "$name${ver:+ $ver} is not in the package lists: Debian's archive drops old point releases (apt-cache policy $name shows what it has); run scripts/deps.sh to refresh the lists, then build again"
+		fi
+	done
+	die "apt-get download ${want[*]} failed, though the lists have them: the mirror (see apt's message above)"
+}
+
+# Trees of kernel releases no target uses any more (the archive moved on):
+# removed, with the sources no target needs.
+prune_cache() { # target...: the targets prepared, all three
+	local t keep=() d rel srcs=()
+	for t in "$@"; do
+		keep+=("$(drv_krel "$t")")
+		srcs+=("$(drv_srcdir "$(drv_upstream "$(drv_pkgver "$(drv_krel "$t")" "$(drv_debarch "$t")")")")")
+		for d in "$PPKIT_CACHE/$t"/root-* "$PPKIT_CACHE/$t"/kbuild-*; do
+			[ -d "$d" ] || continue
+			rel=${d##*/root-}
+			rel=${rel##*/kbuild-}
+			[ "$rel" = "$(drv_krel "$t")" ] && continue
+			say "removing $d: $rel is no longer $t's kernel"
+			rm -rf "$d"
+		done
+	done
+	for d in "$PPKIT_CACHE"/src/linux-source-*; do
+		[ -d "$d" ] || continue
+		case " ${srcs[*]} " in *" $d "*) continue ;; esac
+		say "removing $d: no target's kernel is that release any more"
+		rm -rf "$d"
+	done
 }
 
 deb_path() { # name version arch
@@ -110,10 +148,8 @@ $drift"
 	# shellcheck disable=SC2086
 	make -s -C "$src" O="$out" $margs KERNELRELEASE="$krel" -j"$JOBS" modules_prepare \
 		>>"$out/prepare.log" 2>&1 || die "modules_prepare failed: see $out/prepare.log"
-	for f in utsrelease.h; do
-		cmp -s "$hdr/include/generated/$f" "$out/include/generated/$f" ||
-			die "$f differs from Debian's: the tree does not match $krel"
-	done
+	cmp -s "$hdr/include/generated/utsrelease.h" "$out/include/generated/utsrelease.h" ||
+		die "utsrelease.h differs from Debian's: the tree does not match $krel"
 	cp "$hdr/Module.symvers" "$out/Module.symvers"
 	touch "$out/.ppkit-prepared"
 }
@@ -151,3 +187,4 @@ for t in "${targets[@]}"; do
 	fi
 	say "$t: $krel (source $pkgver) ready"
 done
+if [ $# -eq 0 ]; then prune_cache x86_64 arm64 arm; fi

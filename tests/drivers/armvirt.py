@@ -23,12 +23,17 @@ def rootfs(work, debian_root, dirs=()):
 
 def boot(target, debian_root, krel, root, commands, smp=1, timeout=600):
     """Run shell COMMANDS as init in ROOT (from rootfs()), on Debian's kernel KREL
-    of TARGET; the guest prints PPK_RC=<exit status> and powers off.
-    Returns (console output, 0, or 124 on timeout)."""
+    of TARGET; the guest prints PPK_RC=<exit status>, then its whole kernel log
+    between PPK_DMESG_BEGIN and PPK_DMESG_END, and powers off.
+    Returns (console output, 0, 124 on timeout, or 125 if the kernel log did not
+    come back whole): callers scan the output for splats."""
     with open(os.path.join(root, 'init'), 'w') as f:
+        # The console is at loglevel 4, which hides WARN and refcount lines
+        # (KERN_WARNING): the log is read in full from dmesg at the end.
         f.write('#!/bin/busybox sh\n/bin/busybox --install -s /bin\n'
                 'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev\n'
-                f'{commands}\necho "PPK_RC=$?"; dmesg | tail -40; poweroff -f\n')
+                f'{commands}\necho "PPK_RC=$?"\n'
+                'echo PPK_DMESG_BEGIN; dmesg; echo "PPK_DMESG_END rc=$?"; poweroff -f\n')
     os.chmod(os.path.join(root, 'init'), 0o755)
     cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=root,
                           check=True, capture_output=True).stdout
@@ -37,11 +42,15 @@ def boot(target, debian_root, krel, root, commands, smp=1, timeout=600):
         f.write(cpio)
     q = QEMU[target] + ['-smp', str(smp), '-m', '1024', '-nographic', '-no-reboot', '-kernel',
                         os.path.join(debian_root, f'boot/vmlinuz-{krel}'), '-initrd', initrd,
-                        '-append', 'console=ttyAMA0 panic=-1 loglevel=4']
+                        '-append', 'console=ttyAMA0 panic=-1 loglevel=4 log_buf_len=4M']
     try:
         r = subprocess.run(q, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            timeout=timeout, errors='replace')
-        return r.stdout + r.stderr, 0
+        out = r.stdout + r.stderr
+        head = out.find('PPK_DMESG_BEGIN')
+        # Without its first line (the banner) the log wrapped: boot splats may be gone.
+        whole = head >= 0 and 'Linux version ' in out[head:] and 'PPK_DMESG_END rc=0' in out
+        return out, 0 if whole else 125
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode('utf-8', 'replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
         return out, 124

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Load and unload the built modules of one target in QEMU, with pp_backport.
 
-  load.py x86_64|arm64|arm
+  load.py x86_64|arm64|arm [--dir DIR]
+
+DIR: where the modules are (default build/drivers/<target>; e.g. the
+ksrc-<version>/ folder of a build from another kernel source).
 
 x86_64 runs in the lab (scripts/lab/run, Debian's amd64 kernel); arm64 and
 arm boot Debian's own kernel of that target on `qemu-system-aarch64 -M virt`
@@ -12,7 +15,6 @@ register and wait for hardware that is not there.  Fails on any insmod or
 rmmod error, a version/symbol complaint or a splat in the guest log.
 """
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,23 +24,30 @@ import armvirt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
-BAD = re.compile(r'disagrees about version|Invalid module format|Unknown symbol|'
-                 r'version magic|Exec format|BUG:|WARNING:|Oops|refcount_t|'
-                 r'list_del corruption|ppkit.*leak|Kernel panic|PPK_LOAD_FAIL')
+sys.path.insert(0, os.path.join(ROOT, 'scripts', 'lab'))
+import forbidden  # noqa: E402
+# A splat, or a module the kernel refused.
+BAD = forbidden.regex(r'disagrees about version|Invalid module format|Unknown symbol|'
+                      r'version magic|Exec format|PPK_LOAD_FAIL')
 # Load order of our modules: the pool, then libraries before their users.
 ORDER = ['pp_backport', 'stmmac', 'stmmac-platform', 'dwmac-generic', 'dwmac-sun8i',
          'dwmac-intel', 'mvpp2', 'mlx4_en']
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    built = None
+    if len(args) == 3 and args[1] == '--dir':
+        built = os.path.abspath(args[2])
+        args = args[:1]
+    if len(args) != 1:
         sys.exit(__doc__)
     t = {'x86': 'x86_64', 'amd64': 'x86_64', 'armhf': 'arm', 'aarch64': 'arm64'}.get(
-        sys.argv[1], sys.argv[1])
+        args[0], args[0])
     krel, _ver, _src, _kbuild, root = subprocess.run(
         [os.path.join(ROOT, 'scripts/drivers/prepare.sh'), '--print', t],
         check=True, capture_output=True, text=True).stdout.split()
-    built = os.path.join(ROOT, 'build/drivers', t)
+    built = built or os.path.join(ROOT, 'build/drivers', t)
     own = [m for m in ORDER if os.path.exists(os.path.join(built, m + '.ko'))]
     extra = sorted(set(f[:-3] for f in os.listdir(built) if f.endswith('.ko')) - set(own))
     if extra:

@@ -9,16 +9,24 @@ runs the /proc/net/dev-under-traffic stress.  QEMU is killed on a stall or a
 timeout.  Exit 0 only if every check passed and the guest log has no splat.
 
   orangepi.py --set own=build/drivers/arm [--set base=build/drivers/arm/unpatched]
-              [--rounds N] [--mib M] [--stress S] [--ppctl-root DIR]
-              [--min-hit 0.90] [--json OUT] [--log LOG]
+              [--rounds N] [--mib M] [--stress S] [--ppctl-root DIR [--xdp]]
+              [--no-churn] [--min-hit 0.90] [--json OUT] [--log LOG]
+
+--xdp adds XDP pass and drop, then XDP_TX and XDP_REDIRECT under traffic: an
+XDP program (built here with clang -target bpf) sends the host's numbered UDP
+datagrams back, and each must come back intact.  With one set, MTU changes
+and down/up cycles run under traffic too (--no-churn: not), and the
+interface counters must keep counting across them.
 
 With two sets the transfers alternate between them in one boot (A/B), and
 the JSON holds each set's per-transfer Mbit/s, medians and the paired ratio.
 """
 import argparse
 import gzip
+import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -31,12 +39,58 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
-FORBIDDEN = re.compile(r'BUG:|WARNING:|Oops|refcount_t|list_del corruption|'
-                       r'ppkit.*leak|page_pool.*(stalled|leak)|Kernel panic|'
-                       r'soft lockup|hung_task|rcu.*stall|self-detected stall')
+sys.path.insert(0, os.path.join(ROOT, 'scripts', 'lab'))
+import forbidden  # noqa: E402
+FORBIDDEN = forbidden.regex()
 STALL = re.compile(r'soft lockup|self-detected stall|rcu.*stall')
 # Debian modules the stmmac sets need, deepest first (see modules.dep).
 STMMAC_OWN = ('stmmac', 'stmmac-platform', 'dwmac-sun8i')
+# The guest's UDP ports the XDP echo program answers with XDP_TX and with
+# XDP_REDIRECT (to the port it came in on, through ndo_xdp_xmit).
+ECHO_PORTS = {'tx': 5556, 'redirect': 5557}
+ECHO_N = 1500        # datagrams per port
+ECHO_WINDOW = 32     # datagrams in flight per port
+XDP_ECHO_C = r"""// SPDX-License-Identifier: GPL-2.0
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+SEC("xdp")
+int xdp_echo(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = (void *)(eth + 1);
+	struct udphdr *udp = (void *)(ip + 1);
+	unsigned char mac[ETH_ALEN];
+	__u32 addr;
+	__u16 port;
+
+	if ((void *)(udp + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP) ||
+	    ip->ihl != 5 || ip->protocol != IPPROTO_UDP ||
+	    (udp->dest != bpf_htons(TX_PORT) && udp->dest != bpf_htons(REDIRECT_PORT)))
+		return XDP_PASS;
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+	addr = ip->saddr;
+	ip->saddr = ip->daddr;
+	ip->daddr = addr;
+	port = udp->source;
+	udp->source = udp->dest;
+	udp->dest = port;
+	if (udp->source == bpf_htons(TX_PORT))
+		return XDP_TX;
+	return bpf_redirect(ctx->ingress_ifindex, 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";
+"""
 
 
 def target():
@@ -63,7 +117,56 @@ def debian_deps(root, krel):
     return order
 
 
-def build_initrd(work, root, krel, sets, ppctl_root):
+def build_xdp_echo(work):
+    """xdp-echo.o for the guest: swapping the addresses keeps the checksums."""
+    src = os.path.join(work, 'xdp-echo.bpf.c')
+    obj = os.path.join(work, 'xdp-echo.o')
+    with open(src, 'w') as f:
+        f.write(XDP_ECHO_C)
+    multiarch = subprocess.run(['gcc', '-print-multiarch'], capture_output=True,
+                               text=True).stdout.strip()
+    subprocess.run(['clang', '-O2', '-g0', '-target', 'bpf',
+                    f'-DTX_PORT={ECHO_PORTS["tx"]}', f'-DREDIRECT_PORT={ECHO_PORTS["redirect"]}',
+                    f'-I/usr/include/{multiarch}', '-c', src, '-o', obj], check=True)
+    return obj
+
+
+def echo_payload(seq, port):
+    n = 18 + (seq * 37) % 1400
+    head = seq.to_bytes(4, 'big') + port.to_bytes(2, 'big')
+    return head + bytes((seq + i) & 0xff for i in range(n - len(head)))
+
+
+def udp_echo(port, fwd, n=ECHO_N, window=ECHO_WINDOW):
+    """Send n numbered datagrams to the guest's port (host port fwd), at most
+    window unanswered; count the echoes and the ones that came back changed."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect(('127.0.0.1', fwd))
+    s.settimeout(3)
+    sent = echoed = bad = 0
+    t0 = time.monotonic()
+    outstanding = set()
+    while sent < n or outstanding:
+        while sent < n and len(outstanding) < window:
+            s.send(echo_payload(sent, port))
+            outstanding.add(sent)
+            sent += 1
+        try:
+            b = s.recv(2048)
+        except socket.timeout:
+            break
+        seq = int.from_bytes(b[:4], 'big')
+        if seq in outstanding and b == echo_payload(seq, port):
+            outstanding.discard(seq)
+            echoed += 1
+        else:
+            bad += 1
+    s.close()
+    return {'sent': sent, 'echoed': echoed, 'bad': bad, 'lost': len(outstanding),
+            'seconds': round(time.monotonic() - t0, 1)}
+
+
+def build_initrd(work, root, krel, sets, ppctl_root, xdp_obj=None):
     rootfs = os.path.join(work, 'rootfs')
     shutil.rmtree(rootfs, ignore_errors=True)
     for d in ('bin', 'sbin', 'proc', 'sys', 'dev', 'tmp', 'usr/bin',
@@ -93,6 +196,9 @@ def build_initrd(work, root, krel, sets, ppctl_root):
                 sys.exit(f'orangepi: {src} missing: run make drivers ARCH=arm')
     if ppctl_root:
         subprocess.run(['cp', '-a', ppctl_root + '/.', rootfs], check=True)
+    if xdp_obj:
+        os.makedirs(os.path.join(rootfs, 'usr/lib/ppkit'), exist_ok=True)
+        shutil.copy(xdp_obj, os.path.join(rootfs, 'usr/lib/ppkit/xdp-echo.o'))
     initrd = os.path.join(work, 'initrd.gz')
     cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=rootfs,
                           check=True, capture_output=True).stdout
@@ -119,7 +225,9 @@ class Host:
         self.rx_counted = threading.Event()
         self.stress_in = 0
         self.stress_out = 0
+        self.udp_sizes = []        # datagrams from the guest's MTU changes
         self.lport = self._serve(self._tx_conn)
+        self.usink = self._udp_sink()
         self.sink = self._serve(self._sink_conn)
         self.source = self._serve(self._source_conn)
 
@@ -135,6 +243,18 @@ class Host:
                 threading.Thread(target=handler, args=(c,), daemon=True).start()
         threading.Thread(target=loop, daemon=True).start()
         return srv.getsockname()[1]
+
+    def _udp_sink(self):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind(('127.0.0.1', 0))
+
+        def loop():
+            while True:
+                b = u.recv(65536)
+                with self.lock:
+                    self.udp_sizes.append(len(b))
+        threading.Thread(target=loop, daemon=True).start()
+        return u.getsockname()[1]
 
     def _tx_conn(self, c):
         got, t0 = 0, None
@@ -197,12 +317,41 @@ class Host:
                 time.sleep(0.5)
         else:
             return
-        s.shutdown(socket.SHUT_WR)
-        # Close only once the guest has counted everything (see the
-        # transfer in orangepi-init.sh: QEMU's user network can drop what it
-        # still buffers for the guest once both sides have closed).
+        # No FIN before the guest has counted the bytes (rx_exact in
+        # orangepi-init.sh: QEMU's user network can drop what it still
+        # buffers for the guest when one comes).
         self.rx_counted.wait(300)
         s.close()
+
+    def send_data(self, fwd, data, done):
+        """Host -> guest: data to the guest's port 5555, closed once the
+        guest has read it all (done set), with no FIN before (see send)."""
+        for _ in range(20):
+            try:
+                with socket.create_connection(('127.0.0.1', fwd), timeout=120) as c:
+                    c.sendall(data)
+                    done.wait(300)
+                return
+            except OSError:
+                time.sleep(0.5)
+
+    def echo(self, fwd, udp_fwd, out):
+        """The XDP echo phase: both ports at once, then the guest's barrier."""
+        def run(k):
+            out[k] = udp_echo(ECHO_PORTS[k], udp_fwd[k])
+        ts = [threading.Thread(target=run, args=(k,)) for k in ECHO_PORTS]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        for _ in range(20):
+            try:
+                with socket.create_connection(('127.0.0.1', fwd), timeout=30) as c:
+                    c.sendall(b'done\n')
+                    time.sleep(0.5)
+                return
+            except OSError:
+                time.sleep(0.5)
 
 
 def main():
@@ -214,7 +363,10 @@ def main():
     ap.add_argument('--stress', type=int, default=0, help='seconds of counter-read stress')
     ap.add_argument('--ppctl-root', help='root with usr/bin/ppctl and its libraries (armhf)')
     ap.add_argument('--xdp', action='store_true',
-                    help='with ppctl: an XDP pass transfer and an XDP drop check')
+                    help='with ppctl: an XDP pass transfer, an XDP drop check, and XDP_TX and '
+                         'XDP_REDIRECT echoes under traffic')
+    ap.add_argument('--no-churn', action='store_true',
+                    help='no MTU changes and down/up cycles (never with two sets)')
     ap.add_argument('--min-hit', type=float, default=0.90)
     ap.add_argument('--maxcpus', type=int, default=2)
     ap.add_argument('--timeout', type=int, default=900)
@@ -232,19 +384,24 @@ def main():
     sets = [tuple(s.split('=', 1)) for s in a.set]
     krel, root = target()
     work = tempfile.mkdtemp(prefix='ppk-opi-')
-    initrd = build_initrd(work, root, krel, sets, a.ppctl_root)
+    xdp_obj = build_xdp_echo(work) if a.xdp and a.ppctl_root else None
+    initrd = build_initrd(work, root, krel, sets, a.ppctl_root, xdp_obj)
+    churn = len(sets) == 1 and not a.no_churn
     nbytes = a.mib << 20
     host = Host(nbytes)
     fwd = free_port()
+    udp_fwd = {k: free_port() for k in ECHO_PORTS}
     dtb = os.path.join(root, f'usr/lib/linux-image-{krel}/sun8i-h3-orangepi-pc.dtb')
     append = (f'console=ttyS0,115200 loglevel=4 maxcpus={a.maxcpus} panic=-1 '
               f'ppk.sets={",".join(n for n, _ in sets)} ppk.rounds={a.rounds} ppk.mib={a.mib} '
               f'ppk.lport={host.lport} ppk.stress={a.stress} ppk.sink={host.sink} '
-              f'ppk.source={host.source} ppk.xdp={int(a.xdp)} {a.append}')
+              f'ppk.source={host.source} ppk.xdp={int(a.xdp)} ppk.churn={int(churn)} '
+              f'ppk.usink={host.usink} {a.append}')
     cmd = ['qemu-system-arm', '-M', 'orangepi-pc', '-m', '1024', '-nographic', '-no-reboot',
            '-kernel', os.path.join(root, f'boot/vmlinuz-{krel}'), '-dtb', dtb,
            '-initrd', initrd, '-append', append,
-           '-nic', f'user,hostfwd=tcp:127.0.0.1:{fwd}-:5555']
+           '-nic', f'user,hostfwd=tcp:127.0.0.1:{fwd}-:5555' +
+           ''.join(f',hostfwd=udp:127.0.0.1:{udp_fwd[k]}-:{p}' for k, p in ECHO_PORTS.items())]
     os.makedirs(os.path.dirname(a.log), exist_ok=True)
     log = open(a.log, 'w')
     t_start = time.monotonic()
@@ -269,6 +426,11 @@ def main():
     ppctl_table, in_table = [], False
     short = []
     stress = None
+    echo, echo_guest, echo_thread = {}, None, None
+    mtu, mtu_refused, downup = [], [], []
+    md5_data = random.Random(1).randbytes(4 << 20)  # rx_md5's count in orangepi-init.sh
+    md5_done, md5 = threading.Event(), {}
+    phase_bytes = {}
     for raw in p.stdout:
         last[0] = time.monotonic()
         line = raw.decode('utf-8', 'replace').rstrip('\r\n')
@@ -330,6 +492,27 @@ def main():
                 fails.append(f'host received {got} of {nbytes} bytes ({key})')
         elif mark == 'PPK_PPCTL_BEGIN':
             in_ppctl = True
+        elif mark == 'PPK_ECHO_READY':
+            echo_thread = threading.Thread(target=host.echo, args=(fwd, udp_fwd, echo), daemon=True)
+            echo_thread.start()
+        elif mark == 'PPK_ECHO_END':
+            echo_guest = {k: int(v) for k, v in kv.items()}
+        elif mark == 'PPK_MD5_READY':
+            md5_done.clear()
+            threading.Thread(target=host.send_data, args=(fwd, md5_data, md5_done),
+                             daemon=True).start()
+        elif mark == 'PPK_MD5_DONE':
+            md5_done.set()
+            md5[kv['tag']] = kv.get('md5') == hashlib.md5(md5_data).hexdigest()
+        elif mark == 'PPK_MTU':
+            mtu.append({k: int(v) for k, v in kv.items()})
+        elif mark == 'PPK_MTU_REFUSED':
+            mtu_refused.append(int(kv['mtu']))
+        elif mark == 'PPK_DOWNUP':
+            downup.append({k: int(v) for k, v in kv.items()})
+        elif mark in ('PPK_CHURN_START', 'PPK_CHURN_END'):
+            with host.lock:
+                phase_bytes[mark] = (host.stress_in, host.stress_out)
         elif mark == 'PPK_STRESS_END':
             stress = kv
             if kv.get('hang') != '0':
@@ -354,6 +537,37 @@ def main():
         want.add(('xdp-pass', '1'))
         if 'PPK_XDP_OK' not in open(a.log).read():
             fails.append('the XDP phase did not finish')
+    if a.xdp and a.ppctl_root:
+        if echo_thread:
+            echo_thread.join(10)
+        for k in ECHO_PORTS:
+            e = echo.get(k)
+            if not e:
+                fails.append(f'XDP echo ({k}): no result')
+            elif e['echoed'] != e['sent'] or e['bad']:
+                fails.append(f'XDP echo ({k}): {e["echoed"]} of {e["sent"]} datagrams came back '
+                             f'intact, {e["bad"]} changed, {e["lost"]} lost')
+        if echo and echo_guest is not None:
+            back = sum(e['echoed'] for e in echo.values())
+            if echo_guest['tx_packets'] < back:
+                fails.append(f'XDP echo: the guest counted {echo_guest["tx_packets"]} packets sent '
+                             f'for {back} echoes')
+        elif echo_guest is None:
+            fails.append('XDP echo: the guest did not finish the phase')
+    if churn:
+        if len(mtu) != 4 or len(downup) != 4:
+            fails.append(f'churn: {len(mtu)} of 4 MTU changes, {len(downup) - 1} of 3 down/up cycles')
+        with host.lock:
+            got = list(host.udp_sizes)
+        if md5 != {'mtu-3000': True}:
+            fails.append(f'MTU 3000: the host\'s 4 MiB did not arrive intact ({md5})')
+        for m in mtu:
+            m['udp_arrived'] = m['udp'] in got
+            if not m['udp_arrived']:
+                fails.append(f'MTU {m["mtu"]}: the {m["udp"]}-byte datagram did not reach the host')
+        b0, b1 = phase_bytes.get('PPK_CHURN_START'), phase_bytes.get('PPK_CHURN_END')
+        if not b0 or not b1 or b1[0] <= b0[0] or b1[1] <= b0[1]:
+            fails.append(f'churn: the host streams did not move both ways ({b0} -> {b1})')
     if want - set(rx) or want - set(tx):
         fails.append(f'transfers missing: rx {sorted(want - set(rx))} tx {sorted(want - set(tx))}')
 
@@ -376,6 +590,13 @@ def main():
             pairs = [m[(a_n, str(r))] / m[(b_n, str(r))] for r in rounds]
             if pairs:
                 result[f'{d}_ratio_{a_n}_over_{b_n}'] = round(statistics.median(pairs), 3)
+    if echo:
+        result['xdp_echo'] = dict(echo, guest=echo_guest)
+    if churn:
+        b0, b1 = phase_bytes.get('PPK_CHURN_START'), phase_bytes.get('PPK_CHURN_END')
+        result['churn'] = {'mtu': mtu, 'mtu_refused': mtu_refused, 'rx_md5_ok': md5, 'down_up': downup,
+                           'host_bytes': {'from_guest': b1[0] - b0[0], 'to_guest': b1[1] - b0[1]}
+                           if b0 and b1 else None}
     if stress:
         result['stress'] = stress
         result['stress_host_bytes'] = {'from_guest': host.stress_in, 'to_guest': host.stress_out}

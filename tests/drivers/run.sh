@@ -2,30 +2,47 @@
 # The driver lanes of `make test`, each timed:
 #   build-ARCH    pp_backport and every driver for ARCH, patched and unpatched,
 #                 with sparse; vermagic checked against Debian's (build.sh)
-#   unsupported-version  a kernel source the series are not tested against
-#                 is refused with the list of supported versions
+#   unsupported-version  a kernel source of another stable line, or older
+#                 than the tested releases, is refused with the reason
+#   point-release  a newer point release of the line (6.1.193, simulated)
+#                 is built with a notice and loaded; a patch that no
+#                 longer applies to it fails the build by name
 #   static-ARCH   sparse and checkpatch --strict: nothing the unpatched driver
 #                 does not already have
 #   load-ARCH     every module loads and unloads with pp_backport in QEMU
 #                 (x86_64 lab, arm64 -M virt)
 #   orangepi      stmmac on qemu -M orangepi-pc: TCP both ways, ppctl hit
-#                 rate, 150 s of /proc/net/dev reads under traffic
+#                 rate, ORANGEPI_STRESS_S (default 20; make soak: 150) s of
+#                 /proc/net/dev reads under traffic; under TCP both ways,
+#                 XDP_TX and XDP_REDIRECT echoes counted at both ends, MTU
+#                 changes (2000, 3000, 1280, 1500; 4000 and 9000 refused),
+#                 and down/up cycles with the counters still counting
 # Prints 'drivers: N passed, N failed'; exits non-zero if a lane failed.
 #
 #   tests/drivers/run.sh [LANE...]     (default: all)
 set -u
-cd "$(dirname "$0")/../.."
-OUT=build/drivers/results
+cd "$(dirname "$0")/../.." || exit 1
+# this run's logs (build/drivers/results links to the last run's)
+OUT=build/drivers/runs/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$OUT"
+ln -sfn "$(realpath "$OUT")" build/drivers/results
 pass=0 failn=0 failed=() times=()
 
 lane() {
-	local name=$1 t0=$SECONDS rc
+	local name=$1 t0=$SECONDS rc limit note
 	shift
-	echo "=== drivers: $name"
-	"$@" >"$OUT/$name.log" 2>&1
+	# each lane's time limit (s): a hung guest costs that much, no more
+	case $name in build-*) limit=1200 ;; orangepi) limit=900 ;; *) limit=600 ;; esac
+	echo "=== drivers: $name (at most $limit s)"
+	# a lane may be a function of this script: timeout runs it in a bash
+	# that has it (export -f, below)
+	timeout --foreground -k 15 "$limit" bash -c '"$@"' lane "$@" >"$OUT/$name.log" 2>&1
 	rc=$?
 	sed 's/^/    /' "$OUT/$name.log" | tail -40
+	case $rc in 0) note= ;; 124 | 137) note="timed out after $limit s" ;; *) note="exit $rc; log $OUT/$name.log" ;; esac
+	[ -z "${PPKIT_RESULTS:-}" ] ||
+		printf 'drivers: %s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${name#*-}" \
+			"$([ $rc -eq 0 ] && echo pass || echo FAIL)" $((SECONDS - t0)) "$limit" "$note" >> "$PPKIT_RESULTS"
 	if [ $rc -eq 0 ]; then
 		echo "=== drivers: $name: PASS ($((SECONDS - t0)) s)"
 		pass=$((pass + 1))
@@ -57,32 +74,89 @@ orangepi() {
 	arm-linux-gnueabihf-strip -o "$g/usr/bin/ppctl" build/bin/arm/ppctl
 	SYSROOT=$(scripts/tools/sysroot.sh arm) scripts/tools/guest-libs.sh arm build/bin/arm/ppctl "$g" ||
 		return 1
-	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress "${1:-150}" --xdp \
+	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress "${1:-${ORANGEPI_STRESS_S:-20}}" --xdp \
 		--ppctl-root "$g" --json build/drivers/orangepi.json
 }
 
 # A kernel source the series were not tested against is refused by name.
 unsupported() {
-	local d out rc
-	d=$(mktemp -d)
-	printf 'kernelversion:\n\t@echo 6.1.150\n' >"$d/Makefile"
-	out=$(KSRC=$d scripts/drivers/build.sh x86_64 stmmac 2>&1)
-	rc=$?
-	rm -rf "$d"
-	echo "$out" | tail -n 2
-	[ $rc -ne 0 ] && echo "$out" | grep -q "6.1.150 .* is not supported; supported: 6.1.176 6.1.192"
+	local d out rc v want fail=0
+	for v in 6.1.150 5.10.223; do
+		d=$(mktemp -d)
+		printf 'kernelversion:\n\t@echo %s\n' "$v" >"$d/Makefile"
+		out=$(KSRC=$d scripts/drivers/build.sh x86_64 stmmac 2>&1)
+		rc=$?
+		rm -rf "$d"
+		echo "$out" | tail -n 1
+		case $v in
+		6.1.*) want="is not supported: older than the newest tested 6.1 release (tested: 6.1.176 6.1.192)" ;;
+		*) want="is not supported: the series is for the 6.1 stable line" ;;
+		esac
+		[ $rc -ne 0 ] && echo "$out" | grep -F "source $v " | grep -qF "$want" ||
+			{ echo "FAIL: $v: want '$want'"; fail=1; }
+	done
+	return $fail
 }
 
+# A new point release of the line (a copy of the stmmac folder of the newest
+# tested source, called 6.1.193): built with a notice, and loaded in the
+# lab; then the same with a line a patch touches changed: the build fails
+# and names the patch.
+point_release() {
+	local src d out rc path fail=0
+	src=$(scripts/drivers/prepare.sh --print x86_64 | cut -d' ' -f3)
+	path=drivers/net/ethernet/stmicro
+	d=$(mktemp -d)
+	mkdir -p "$d/$path"
+	cp -r "$src/$path/." "$d/$path/"
+	printf 'kernelversion:\n\t@echo 6.1.193\n' >"$d/Makefile"
+	out=$(KSRC=$d scripts/drivers/build.sh x86_64 stmmac 2>&1)
+	rc=$?
+	echo "$out" | grep -E 'NOTICE|stmmac \(' | sed 's/^/# /'
+	[ $rc -eq 0 ] || { echo "$out" | tail -n 5; echo "FAIL: 6.1.193: the build failed (exit $rc)"; fail=1; }
+	echo "$out" | grep -q "NOTICE: stmmac: 6.1.193 is a newer 6.1 point release" ||
+		{ echo "FAIL: 6.1.193: no notice"; fail=1; }
+	if [ $rc -eq 0 ]; then
+		python3 tests/drivers/load.py x86_64 --dir build/drivers/x86_64/ksrc-6.1.193 ||
+			{ echo "FAIL: 6.1.193: the modules do not load"; fail=1; }
+	fi
+	# a line the first patch's first hunk keeps as context, changed
+	python3 - "$d" drivers/stmmac/patches/0001-*.patch <<'PY'
+import re, sys
+root, patch = sys.argv[1], sys.argv[2]
+lines = open(patch).read().splitlines()
+for i, l in enumerate(lines):
+    if l.startswith("+++ b/"):
+        path = l[6:]
+        ctx = next(x[1:] for x in lines[i + 2:] if x.startswith(" ") and len(x.strip()) > 8)
+        break
+f = f"{root}/{path}"
+s = open(f).read()
+assert ctx in s, ctx
+open(f, "w").write(s.replace(ctx, ctx + " /* a later point release */", 1))
+PY
+	out=$(KSRC=$d scripts/drivers/build.sh x86_64 stmmac 2>&1)
+	rc=$?
+	echo "$out" | grep -E '^drivers: .*no longer applies' | sed 's/^/# /'
+	[ $rc -ne 0 ] && echo "$out" | grep -qE 'stmmac: patch 0[0-9]+-[^ ]+\.patch no longer applies to 6\.1\.193' ||
+		{ echo "FAIL: a patch that no longer applies is not named"; fail=1; }
+	rm -rf "$d" build/drivers/x86_64/ksrc-6.1.193
+	return $fail
+}
+
+export -f build_both drivers_for orangepi unsupported point_release
 lanes=("$@")
-[ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version
+[ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
 	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi)
 for l in "${lanes[@]}"; do
 	case "$l" in
 	build-*) lane "$l" build_both "${l#build-}" ;;
-	static-*) lane "$l" tests/drivers/static.sh "${l#static-}" $(drivers_for "${l#static-}") ;;
+	static-*) mapfile -t drvs < <(drivers_for "${l#static-}")
+		lane "$l" tests/drivers/static.sh "${l#static-}" "${drvs[@]}" ;;
 	load-*) lane "$l" python3 tests/drivers/load.py "${l#load-}" ;;
 	orangepi) lane "$l" orangepi ;;
 	unsupported-version) lane "$l" unsupported ;;
+	point-release) lane "$l" point_release ;;
 	orangepi-demo) orangepi 0; exit $? ;;	# make run: no stress, output as it comes
 	*) echo "unknown lane $l" >&2; exit 2 ;;
 	esac

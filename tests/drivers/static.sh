@@ -4,8 +4,10 @@
 #     the same driver and target does not have;
 #   checkpatch.pl --strict: on every file the series touches, findings of
 #     the patched file that the unpatched file does not have.
-# Findings are compared without line numbers (a patch moves lines).  Needs
-# both builds: scripts/drivers/build.sh --sparse ARCH and --unpatched --sparse.
+# Findings are compared without line numbers (a patch moves lines).  Fails
+# if checkpatch does not run to its end or a file the series leaves in the
+# tree is missing from a build.  Needs both builds: scripts/drivers/build.sh
+# --sparse ARCH and --unpatched --sparse.
 #
 #   tests/drivers/static.sh ARCH DRIVER...
 set -euo pipefail
@@ -16,12 +18,35 @@ out=$PPKIT_ROOT/build/drivers/$t
 read -r _krel _pkgver srcdir _kbuild _root < <("$PPKIT_ROOT/scripts/drivers/prepare.sh" --print "$t")
 # checkpatch runs from the kernel tree: inside a git work tree it would take a
 # patch file for a source file.
-checkpatch() { (cd "$srcdir" && perl scripts/checkpatch.pl "$@"); }
+checkpatch() { (cd "$srcdir" && perl scripts/checkpatch.pl --root="$srcdir" "$@"); }
 rc=0
+cpo=$(mktemp)
+cpe=$(mktemp)
+trap 'rm -f "$cpo" "$cpe"' EXIT
+
+# checkpatch --terse ARGS: its findings in $cpo; returns 1 if it did not run
+# to its end.  --terse prints nothing for a clean file and exits 0; it exits 1
+# only with findings, which end with its "total:" line.  Anything else
+# (another status, stderr, a 1 without the summary) is a broken checkpatch,
+# not a verdict.
+cp_run() {
+	local s=0 ran=0
+	checkpatch --strict --no-tree --terse "$@" >"$cpo" 2>"$cpe" || s=$?
+	if [ ! -s "$cpe" ]; then
+		case $s in
+		0) [ -s "$cpo" ] || ran=1 ;;
+		1) tail -n 1 "$cpo" | grep -E '^total: [0-9]+ errors' >/dev/null && ran=1 ;;
+		esac
+	fi
+	[ $ran -eq 1 ] && return 0
+	echo "static: $t: checkpatch did not run to its end on ${*: -1} (exit $s):"
+	cat "$cpe" "$cpo" | head -10 | sed 's/^/    /'
+	return 1
+}
 
 # "file:line:col: message" -> "file: message", sorted, for a multiset diff;
 # checkpatch's "total: ..." summary is not a finding.
-norm() { grep -v '^total:' | sed -E 's/^[^ ]*\/([^/: ]+):[0-9]+(:[0-9]+)?:/\1:/' | sort; }
+norm() { sed -E '/^total:/d; s/^[^ ]*\/([^/: ]+):[0-9]+(:[0-9]+)?:/\1:/' | sort; }
 
 for drv in "$@"; do
 	# shellcheck disable=SC1090
@@ -37,15 +62,39 @@ for drv in "$@"; do
 		echo "static: $t $drv: sparse: no new findings (the unpatched driver has $base)"
 	fi
 
-	files=$(grep -h '^+++ b/' "$PPKIT_ROOT"/drivers/"$drv"/patches/*.patch | sed 's|^+++ b/||' | sort -u)
+	# "M|C|D path" per file header of the series, in order: modified,
+	# created, deleted; a file's last line is its state after the series.
+	changes=$(awk '/^--- /{o=$2; on=FNR; next}
+		/^\+\+\+ / && FNR == on + 1 {
+			if ($2 == "/dev/null") print "D", substr(o, 3)
+			else if (o == "/dev/null") print "C", substr($2, 3)
+			else print "M", substr($2, 3)
+		}' "$PPKIT_ROOT"/drivers/"$drv"/patches/*.patch)
+	files=$(echo "$changes" | awk '{print $2}' | sort -u)
 	newcp=0
 	basecp=0
+	cpbad=0
 	for f in $files; do
 		a=$out/unpatched/work/$drv/$f
 		b=$out/work/$drv/$f
-		[ -f "$b" ] || continue
-		ca=$(checkpatch --strict --no-tree --terse --show-types -q -f "$a" 2>/dev/null | norm || true)
-		cb=$(checkpatch --strict --no-tree --terse --show-types -q -f "$b" 2>/dev/null | norm || true)
+		last=$(echo "$changes" | awk -v f="$f" '$2 == f {s = $1} END {print s}')
+		[ "$last" = D ] && continue
+		if [ ! -f "$b" ]; then
+			echo "static: $t $drv: $f: the series changes it, but the patched build has no such file"
+			cpbad=1
+			continue
+		fi
+		ca=
+		if [ -f "$a" ]; then
+			cp_run --show-types -f "$a" || { cpbad=1; continue; }
+			ca=$(norm <"$cpo")
+		elif ! echo "$changes" | grep -qxF "C $f"; then
+			echo "static: $t $drv: $f: the series does not create it, but the unpatched build has no such file"
+			cpbad=1
+			continue
+		fi
+		cp_run --show-types -f "$b" || { cpbad=1; continue; }
+		cb=$(norm <"$cpo")
 		n=$(comm -13 <(echo "$ca") <(echo "$cb") | grep -c . || true)
 		basecp=$((basecp + $(echo "$ca" | grep -c . || true)))
 		if [ "$n" -gt 0 ]; then
@@ -54,16 +103,20 @@ for drv in "$@"; do
 			newcp=$((newcp + n))
 		fi
 	done
-	if [ $newcp -gt 0 ]; then
+	if [ $newcp -gt 0 ] || [ $cpbad -ne 0 ]; then
 		rc=1
 	else
 		echo "static: $t $drv: checkpatch --strict: no new findings in $(echo "$files" | wc -w) files (the unpatched files have $basecp)"
 	fi
 	for p in "$PPKIT_ROOT"/drivers/"$drv"/patches/*.patch; do
-		# The patch itself: commit message and added lines.
-		if ! checkpatch --strict --no-tree --terse -q "$p" >/dev/null 2>&1; then
+		# The patch itself: commit message and added lines.  The
+		# kernel source is Debian's tarball, not a git tree: the
+		# commit a Fixes: tag names cannot be looked up here.
+		if ! cp_run --ignore UNKNOWN_COMMIT_ID "$p"; then
+			rc=1
+		elif [ -s "$cpo" ]; then
 			echo "static: $t $drv: checkpatch: $(basename "$p"):"
-			checkpatch --strict --no-tree --terse -q "$p" 2>&1 | sed 's/^/    /' | head -20
+			sed 's/^/    /' "$cpo" | head -20
 			rc=1
 		fi
 	done
