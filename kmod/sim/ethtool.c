@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ppsim ethtool: ring sizes (-g/-G), channels (-l), and statistics (-S)
- * with the upstream rx_pp_* page_pool names, then the backport's own
- * counters, then per-queue counters.
+ * ppsim ethtool: ring sizes (-g/-G), channels (-l), and statistics (-S):
+ * the pools' counters under the names every ppkit driver uses (the
+ * upstream rx_pp_* page_pool names, then the backport's rx_ppb_*), then
+ * per-queue counters.
  */
 
 #include <linux/ethtool.h>
@@ -11,40 +12,17 @@
 #include <ppkit/page_pool.h>
 #include "ppsim.h"
 
-/* The upstream names (net/core/page_pool.c), in upstream order. */
-static const struct {
-	const char *name;
-	enum ppb_stat stat;
-} ppsim_pp_stats[] = {
-	{ "rx_pp_alloc_fast", PPB_STAT_ALLOC_FAST },
-	{ "rx_pp_alloc_slow", PPB_STAT_ALLOC_SLOW },
-	{ "rx_pp_alloc_slow_ho", PPB_STAT_ALLOC_SLOW_HIGH_ORDER },
-	{ "rx_pp_alloc_empty", PPB_STAT_ALLOC_EMPTY },
-	{ "rx_pp_alloc_refill", PPB_STAT_ALLOC_REFILL },
-	{ "rx_pp_alloc_waive", PPB_STAT_ALLOC_WAIVE },
-	{ "rx_pp_recycle_cached", PPB_STAT_RECYCLE_CACHED },
-	{ "rx_pp_recycle_cache_full", PPB_STAT_RECYCLE_CACHE_FULL },
-	{ "rx_pp_recycle_ring", PPB_STAT_RECYCLE_RING },
-	{ "rx_pp_recycle_ring_full", PPB_STAT_RECYCLE_RING_FULL },
-	{ "rx_pp_recycle_released_ref", PPB_STAT_RECYCLE_RELEASED_REFCNT },
-	/* the backport's stack path and releases */
-	{ "rx_ppb_pages_lent", PPB_STAT_PAGES_LENT },
-	{ "rx_ppb_pages_reclaimed", PPB_STAT_PAGES_RECLAIMED },
-	{ "rx_ppb_pages_orphaned", PPB_STAT_PAGES_ORPHANED },
-	{ "rx_ppb_released_far_node", PPB_STAT_RELEASED_FAR_NODE },
-	{ "rx_ppb_released_pfmemalloc", PPB_STAT_RELEASED_PFMEMALLOC },
-	{ "rx_ppb_pages_allocated", PPB_STAT_PAGES_ALLOCATED },
-	{ "rx_ppb_pages_released", PPB_STAT_PAGES_RELEASED },
-};
-
 static const char * const ppsim_rxq_stats[] = {
-	"packets", "bytes", "drops", "missed", "alloc_fail",
+	"packets", "bytes", "drops", "missed", "too_long", "alloc_fail",
 	"xdp_pass", "xdp_drop", "xdp_tx", "xdp_tx_err", "xdp_aborted",
+	"xdp_redirect", "xdp_redirect_err",
+	/* the queue's XDP TX ring */
+	"xdp_xmit", "xdp_xmit_err", "xdp_tx_completed", "xdp_tx_inflight",
 };
 
 static const char * const ppsim_txq_stats[] = { "packets", "bytes", "drops" };
 
-#define PPSIM_NR_PP	ARRAY_SIZE(ppsim_pp_stats)
+#define PPSIM_NR_PP	ppb_ethtool_stats_count()
 #define PPSIM_NR_RXQ	ARRAY_SIZE(ppsim_rxq_stats)
 #define PPSIM_NR_TXQ	ARRAY_SIZE(ppsim_txq_stats)
 
@@ -89,6 +67,35 @@ static int ppsim_set_ringparam(struct net_device *dev, struct ethtool_ringparam 
 	return ppsim_reconfigure(priv, &cfg, extack);
 }
 
+/*
+ * tx-usecs: how long the device holds what XDP sends before completing it
+ * (its TX interrupt moderation, in effect): the pages stay in flight.
+ */
+static int ppsim_get_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
+			      struct kernel_ethtool_coalesce *kec,
+			      struct netlink_ext_ack *extack)
+{
+	struct ppsim_priv *priv = netdev_priv(dev);
+
+	ec->tx_coalesce_usecs = priv->cfg.tx_delay_us;
+	return 0;
+}
+
+static int ppsim_set_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
+			      struct kernel_ethtool_coalesce *kec,
+			      struct netlink_ext_ack *extack)
+{
+	struct ppsim_priv *priv = netdev_priv(dev);
+	struct ppsim_cfg cfg = priv->cfg;
+
+	if (ec->tx_coalesce_usecs > PPSIM_TX_DELAY_MAX_US) {
+		NL_SET_ERR_MSG(extack, "TX completion delay above 10000000 us (10 s)");
+		return -ERANGE;
+	}
+	cfg.tx_delay_us = ec->tx_coalesce_usecs;
+	return ppsim_reconfigure(priv, &cfg, extack);
+}
+
 static void ppsim_get_channels(struct net_device *dev, struct ethtool_channels *ch)
 {
 	struct ppsim_priv *priv = netdev_priv(dev);
@@ -115,8 +122,7 @@ static void ppsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 
 	if (sset != ETH_SS_STATS)
 		return;
-	for (i = 0; i < PPSIM_NR_PP; i++)
-		ethtool_sprintf(&data, "%s", ppsim_pp_stats[i].name);
+	data = ppb_ethtool_stats_strings(data, "");
 	for (q = 0; q < priv->num_rx; q++)
 		for (i = 0; i < PPSIM_NR_RXQ; i++)
 			ethtool_sprintf(&data, "rx%u_%s", q, ppsim_rxq_stats[i]);
@@ -129,21 +135,19 @@ static void ppsim_get_ethtool_stats(struct net_device *dev, struct ethtool_stats
 				    u64 *data)
 {
 	struct ppsim_priv *priv = netdev_priv(dev);
-	unsigned int i, q, start;
-	struct ppb_stats st;
+	unsigned int q, start;
+	struct ppb_stats sum = {}, st;
 
-	memset(data, 0, PPSIM_NR_PP * sizeof(*data));
 	/* the kernel's own pools have no statistics in Debian's 6.1 */
 	if (priv->rings_up && priv->cfg.pool == PPSIM_POOL_PPKIT) {
 		for (q = 0; q < priv->num_rx; q++) {
 			if (!priv->rxq[q].pp)
 				continue;
 			ppb_get_stats(priv->rxq[q].pp, &st);
-			for (i = 0; i < PPSIM_NR_PP; i++)
-				data[i] += st.c[ppsim_pp_stats[i].stat];
+			ppb_stats_add(&sum, &st);
 		}
 	}
-	data += PPSIM_NR_PP;
+	data = ppb_ethtool_stats_fill(&sum, data);
 
 	for (q = 0; q < priv->num_rx; q++) {
 		struct ppsim_rxq *rxq = &priv->rxq[q];
@@ -158,15 +162,26 @@ static void ppsim_get_ethtool_stats(struct net_device *dev, struct ethtool_stats
 		*data++ = s.dropped;
 		do {
 			start = u64_stats_fetch_begin(&rxq->dev_syncp);
-			*data = rxq->dev_missed;
+			data[0] = rxq->dev_missed;
+			data[1] = rxq->dev_too_long;
 		} while (u64_stats_fetch_retry(&rxq->dev_syncp, start));
-		data++;
+		data += 2;
 		*data++ = s.alloc_fail;
 		*data++ = s.xdp_pass;
 		*data++ = s.xdp_drop;
 		*data++ = s.xdp_tx;
 		*data++ = s.xdp_tx_err;
 		*data++ = s.xdp_aborted;
+		*data++ = s.xdp_redirect;
+		*data++ = s.xdp_redirect_err;
+		do {
+			start = u64_stats_fetch_begin(&rxq->xs.syncp);
+			data[0] = rxq->xs.xmit;
+			data[1] = rxq->xs.xmit_err;
+			data[2] = rxq->xs.completed;
+		} while (u64_stats_fetch_retry(&rxq->xs.syncp, start));
+		data[3] = READ_ONCE(rxq->txc_count);
+		data += 4;
 	}
 	for (q = 0; q < priv->num_tx; q++) {
 		struct ppsim_tq_stats *ts = &priv->txs[q];
@@ -182,10 +197,13 @@ static void ppsim_get_ethtool_stats(struct net_device *dev, struct ethtool_stats
 }
 
 const struct ethtool_ops ppsim_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_TX_USECS,
 	.get_drvinfo		= ppsim_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_ringparam		= ppsim_get_ringparam,
 	.set_ringparam		= ppsim_set_ringparam,
+	.get_coalesce		= ppsim_get_coalesce,
+	.set_coalesce		= ppsim_set_coalesce,
 	.get_channels		= ppsim_get_channels,
 	.get_sset_count		= ppsim_get_sset_count,
 	.get_strings		= ppsim_get_strings,

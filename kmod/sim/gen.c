@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ppsim generator: the device receiving frames from the wire.  A kthread,
- * pinned to its CPU, writes frames into the RX rings of every queue in turn
- * (at line rate: as many as there are posted descriptors; at a set rate:
- * the frames due, those finding no descriptor counted as missed) and raises
- * the queue's interrupt after each burst.
+ * pinned to its CPU, cycles through its flows (UDP source ports), writes a
+ * burst of each flow into the RX ring its RSS hash picks (at line rate: as
+ * many as there are posted descriptors, sleeping while there are none; at a
+ * set rate: the frames due, those finding no descriptor counted as missed)
+ * and raises the queue's interrupt after each burst.
  */
 
 #include <linux/kthread.h>
 #include <linux/delay.h>
+#include <linux/math64.h>
 #include <linux/etherdevice.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -19,19 +21,62 @@
 #define PPSIM_GEN_SRC_IP	0xc6120001	/* 198.18.0.1, RFC 2544's range */
 #define PPSIM_GEN_SRC_PORT	9
 
+/* Frame of flow @f: UDP frames differ in their source port. */
+static void ppsim_gen_flow(struct ppsim_gen *g, u32 f)
+{
+	struct udphdr *uh = (struct udphdr *)(g->frame + ETH_HLEN + sizeof(struct iphdr));
+
+	if (g->ethertype == ETH_P_IP)
+		uh->source = htons(PPSIM_GEN_SRC_PORT + f);
+}
+
+/* Some queue has a descriptor posted that a frame of the generator fits. */
+static bool ppsim_gen_room(struct ppsim_priv *priv)
+{
+	bool room = false;
+	unsigned int q;
+
+	for (q = 0; q < priv->num_rx && !room; q++) {
+		struct ppsim_rxq *rxq = &priv->rxq[q];
+
+		spin_lock_bh(&rxq->dev_lock);
+		room = rxq->active && priv->gen->size <= rxq->frame_max;
+		/* as in ppsim_dev_write: pairs with the release in ppsim_refill */
+		room = room && smp_load_acquire(&rxq->desc[rxq->dev_next].status) ==
+			       PPSIM_DESC_DEV;
+		spin_unlock_bh(&rxq->dev_lock);
+	}
+	return room;
+}
+
+/*
+ * Descriptors were posted (or rings built): wake a line-rate generator that
+ * found none.  The barrier in wq_has_sleeper() orders the descriptors'
+ * status before the check; the sleeper checks after queueing itself.
+ */
+void ppsim_gen_kick(struct ppsim_priv *priv)
+{
+	if (wq_has_sleeper(&priv->gen->wq))
+		wake_up(&priv->gen->wq);
+}
+
 static int ppsim_gen_thread(void *arg)
 {
 	struct ppsim_priv *priv = arg;
 	struct ppsim_gen *g = priv->gen;
 	u64 start = ktime_get_ns(), attempted = 0;
-	unsigned int q = 0;
+	unsigned int idle = 0;
+	u32 f = 0;
 
 	while (!kthread_should_stop()) {
-		struct ppsim_rxq *rxq = &priv->rxq[q];
 		unsigned int n = PPSIM_BURST, w;
+		struct ppsim_rxq *rxq;
+		u32 hash, type;
 
 		if (g->rate) {
-			u64 due = div64_u64((ktime_get_ns() - start) * g->rate, NSEC_PER_SEC);
+			/* 128-bit product: no overflow however long it runs */
+			u64 due = mul_u64_u64_div_u64(ktime_get_ns() - start, g->rate,
+						      NSEC_PER_SEC);
 
 			if (due <= attempted) {
 				usleep_range(20, 50);
@@ -41,14 +86,27 @@ static int ppsim_gen_thread(void *arg)
 		}
 		if (g->count)
 			n = min_t(u64, n, g->count - attempted);
-		w = ppsim_dev_write(rxq, g->frame, g->size, n, g->rate);
+		ppsim_gen_flow(g, f);
+		rxq = ppsim_rss(priv, g->frame, g->size, &hash, &type);
+		w = ppsim_dev_write(rxq, g->frame, g->size, n, g->rate, hash, type);
 		attempted += g->rate ? n : w;
 		if (w)
 			ppsim_raise_irq(rxq);
-		if (++q == priv->num_rx)
-			q = 0;
+		if (++f == g->flows)
+			f = 0;
 		if (g->count && attempted >= g->count)
 			break;
+		/*
+		 * Line rate and a whole round of flows found no descriptor (rings
+		 * full, down, or too small for the frame): sleep until NAPI posts
+		 * some, rather than spin.  The timeout only bounds a lost race.
+		 */
+		idle = w || g->rate ? 0 : idle + 1;
+		if (idle >= g->flows) {
+			idle = 0;
+			wait_event_interruptible_timeout(g->wq, kthread_should_stop() ||
+							 ppsim_gen_room(priv), HZ);
+		}
 		cond_resched();
 	}
 	WRITE_ONCE(g->running, false);
@@ -132,6 +190,7 @@ int ppsim_gen_start(struct ppsim_priv *priv, const struct ppsim_gen *req,
 	ppsim_gen_stop(priv);
 
 	g->rate = req->rate;
+	g->flows = req->flows;
 	g->size = req->size;
 	g->ethertype = req->ethertype;
 	g->dst_port = req->dst_port;

@@ -17,6 +17,7 @@
 
 static unsigned int devs = 1, rx_queues = 1, tx_queues = 1, ring_size = PPSIM_RING_DEFAULT;
 static bool pair;
+unsigned int ppsim_gen_flows = PPSIM_GEN_FLOWS_DEFAULT;
 
 static int ppsim_set_devs(const char *val, const struct kernel_param *kp)
 {
@@ -33,6 +34,11 @@ static int ppsim_set_ring(const char *val, const struct kernel_param *kp)
 	return ppkit_param_set_range(val, kp, PPSIM_RING_MIN, PPSIM_RING_MAX);
 }
 
+static int ppsim_set_flows(const char *val, const struct kernel_param *kp)
+{
+	return ppkit_param_set_range(val, kp, 1, PPSIM_GEN_FLOWS_MAX);
+}
+
 static const struct kernel_param_ops ppsim_devs_ops = {
 	.set = ppsim_set_devs, .get = param_get_uint,
 };
@@ -45,6 +51,10 @@ static const struct kernel_param_ops ppsim_ring_ops = {
 	.set = ppsim_set_ring, .get = param_get_uint,
 };
 
+static const struct kernel_param_ops ppsim_flows_ops = {
+	.set = ppsim_set_flows, .get = param_get_uint,
+};
+
 module_param_cb(devs, &ppsim_devs_ops, &devs, 0444);
 MODULE_PARM_DESC(devs, "devices created at load, 0..32 (with pair: ports, rounded up to even)");
 module_param_cb(rx_queues, &ppsim_queues_ops, &rx_queues, 0444);
@@ -55,6 +65,9 @@ module_param_cb(ring_size, &ppsim_ring_ops, &ring_size, 0444);
 MODULE_PARM_DESC(ring_size, "RX descriptors per queue, 16..4096");
 module_param(pair, bool, 0444);
 MODULE_PARM_DESC(pair, "wire devices back to back in pairs (sim0<->sim1, ...)");
+module_param_cb(gen_flows, &ppsim_flows_ops, &ppsim_gen_flows, 0644);
+MODULE_PARM_DESC(gen_flows,
+		 "UDP flows (source ports) of generators started from now on, 1..4096: RSS spreads them");
 
 static struct platform_device *ppsim_pdev;
 struct device *ppsim_dmadev;
@@ -85,47 +98,6 @@ static int ppsim_stop(struct net_device *dev)
 	return 0;
 }
 
-/* The wire: the peer's device DMA-reads our frame into its RX ring. */
-static netdev_tx_t ppsim_xmit(struct sk_buff *skb, struct net_device *dev)
-{
-	struct ppsim_priv *priv = netdev_priv(dev);
-	struct ppsim_tq_stats *ts = &priv->txs[skb_get_queue_mapping(skb) % priv->num_tx];
-	unsigned int len = skb->len;
-	struct net_device *peer;
-	bool sent = false;
-	dma_addr_t dma;
-
-	rcu_read_lock();
-	peer = rcu_dereference(priv->peer);
-	if (peer && netif_running(peer) && !skb_linearize(skb)) {
-		struct ppsim_priv *pp = netdev_priv(peer);
-		struct ppsim_rxq *prq = &pp->rxq[skb_get_queue_mapping(skb) % pp->num_rx];
-
-		dma = dma_map_single(priv->dmadev, skb->data, len, DMA_TO_DEVICE);
-		if (!dma_mapping_error(priv->dmadev, dma)) {
-			sent = ppsim_dev_write(prq, ppsim_bus_to_virt(dma), len, 1, true) == 1;
-			dma_unmap_single(priv->dmadev, dma, len, DMA_TO_DEVICE);
-			if (sent)
-				ppsim_raise_irq(prq);
-		}
-	}
-	rcu_read_unlock();
-
-	u64_stats_update_begin(&ts->syncp);
-	if (sent) {
-		ts->packets++;
-		ts->bytes += len;
-	} else {
-		ts->dropped++;
-	}
-	u64_stats_update_end(&ts->syncp);
-	if (sent)
-		dev_consume_skb_any(skb);
-	else
-		dev_kfree_skb_any(skb);
-	return NETDEV_TX_OK;
-}
-
 static void ppsim_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s)
 {
 	struct ppsim_priv *priv = netdev_priv(dev);
@@ -133,7 +105,7 @@ static void ppsim_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *
 
 	for (q = 0; q < priv->num_rx; q++) {
 		struct ppsim_rxq *rxq = &priv->rxq[q];
-		u64 packets, bytes, dropped, missed;
+		u64 packets, bytes, dropped, missed, too_long;
 
 		do {
 			start = u64_stats_fetch_begin(&rxq->st.syncp);
@@ -144,11 +116,14 @@ static void ppsim_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *
 		do {
 			start = u64_stats_fetch_begin(&rxq->dev_syncp);
 			missed = rxq->dev_missed;
+			too_long = rxq->dev_too_long;
 		} while (u64_stats_fetch_retry(&rxq->dev_syncp, start));
 		s->rx_packets += packets;
 		s->rx_bytes += bytes;
 		s->rx_dropped += dropped;
 		s->rx_missed_errors += missed;
+		s->rx_length_errors += too_long;
+		s->rx_errors += too_long;
 	}
 	for (q = 0; q < priv->num_tx; q++) {
 		struct ppsim_tq_stats *ts = &priv->txs[q];
@@ -166,39 +141,61 @@ static void ppsim_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *
 	}
 }
 
-/* Apply @cfg (and the current MTU and XDP program): rings and pools rebuilt. */
-int ppsim_reconfigure(struct ppsim_priv *priv, const struct ppsim_cfg *cfg,
-		      struct netlink_ext_ack *extack)
+/*
+ * Under rtnl: @cfg and @mtu take effect, the rings and pools are rebuilt if
+ * the device is up (buffer size, page order, pool parameters follow both);
+ * on failure the old ones are restored.
+ */
+static int ppsim_rebuild(struct ppsim_priv *priv, const struct ppsim_cfg *cfg,
+			 unsigned int mtu, struct netlink_ext_ack *extack)
 {
 	struct ppsim_cfg old = priv->cfg;
+	unsigned int old_mtu = priv->dev->mtu;
 	bool up = netif_running(priv->dev);
 	int err;
 
 	ASSERT_RTNL();
-	old.irq_cpu = cfg->irq_cpu;
-	if (!memcmp(&old, cfg, sizeof(old))) {
-		/* only the interrupt moves, as with /proc/irq/N/smp_affinity */
-		unsigned int q;
-
-		priv->cfg.irq_cpu = cfg->irq_cpu;
-		for (q = 0; up && q < priv->num_rx; q++)
-			WRITE_ONCE(priv->rxq[q].irq_cpu, ppsim_irq_cpu(priv, q));
-		return 0;
-	}
-	old = priv->cfg;
 	if (up)
 		ppsim_rings_down(priv);
 	priv->cfg = *cfg;
+	WRITE_ONCE(priv->dev->mtu, mtu);
 	if (!up)
 		return 0;
 	err = ppsim_rings_up(priv);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "could not rebuild the rings: old configuration restored");
 		priv->cfg = old;
+		WRITE_ONCE(priv->dev->mtu, old_mtu);
 		if (ppsim_rings_up(priv))
 			netdev_err(priv->dev, "rings lost: set the device down and up\n");
 	}
 	return err;
+}
+
+/* Apply @cfg (and the current MTU and XDP program): rings and pools rebuilt. */
+int ppsim_reconfigure(struct ppsim_priv *priv, const struct ppsim_cfg *cfg,
+		      struct netlink_ext_ack *extack)
+{
+	struct ppsim_cfg old = priv->cfg;
+	bool up = netif_running(priv->dev);
+
+	ASSERT_RTNL();
+	old.irq_cpu = cfg->irq_cpu;
+	old.tx_delay_us = cfg->tx_delay_us;
+	if (!memcmp(&old, cfg, sizeof(old))) {
+		/*
+		 * Only the interrupt moves, as with /proc/irq/N/smp_affinity, and
+		 * XDP TX entries queued from now complete after the new delay.
+		 */
+		unsigned int q;
+
+		priv->cfg.irq_cpu = cfg->irq_cpu;
+		WRITE_ONCE(priv->cfg.tx_delay_us, cfg->tx_delay_us);
+		for (q = 0; up && q < priv->num_rx; q++)
+			WRITE_ONCE(priv->rxq[q].irq_cpu, ppsim_irq_cpu(priv, q));
+		return 0;
+	}
+	return ppsim_rebuild(priv, cfg, priv->dev->mtu, extack);
 }
 
 int ppsim_cfg_check(struct ppsim_priv *priv, const struct ppsim_cfg *cfg, bool with_xdp,
@@ -219,7 +216,6 @@ static int ppsim_change_mtu(struct net_device *dev, int mtu)
 {
 	struct ppsim_priv *priv = netdev_priv(dev);
 	bool xdp = rtnl_dereference(priv->xdp_prog);
-	int old = dev->mtu;
 	int err;
 
 	err = ppsim_cfg_check(priv, &priv->cfg, xdp, mtu, NULL);
@@ -227,11 +223,8 @@ static int ppsim_change_mtu(struct net_device *dev, int mtu)
 		netdev_warn(dev, "MTU %d too large while XDP is attached\n", mtu);
 		return err;
 	}
-	dev->mtu = mtu;
-	err = ppsim_reconfigure(priv, &priv->cfg, NULL);
-	if (err)
-		dev->mtu = old;
-	return err;
+	/* the buffers' size and page order follow the MTU: new rings and pools */
+	return ppsim_rebuild(priv, &priv->cfg, mtu, NULL);
 }
 
 static int ppsim_xdp_setup(struct ppsim_priv *priv, struct netdev_bpf *bpf)
@@ -298,6 +291,7 @@ const struct net_device_ops ppsim_netdev_ops = {
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_bpf		= ppsim_bpf,
+	.ndo_xdp_xmit		= ppsim_xdp_xmit,
 };
 
 /* ---- devices --------------------------------------------------------------- */
@@ -363,13 +357,19 @@ static struct net_device *ppsim_alloc(struct net *net, unsigned int rxqs, unsign
 		rxq->priv = priv;
 		rxq->idx = q;
 		spin_lock_init(&rxq->dev_lock);
+		spin_lock_init(&rxq->txc_lock);
+		hrtimer_init(&rxq->txc_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+		rxq->txc_timer.function = ppsim_txc_timer;
 		u64_stats_init(&rxq->dev_syncp);
 		u64_stats_init(&rxq->st.syncp);
+		u64_stats_init(&rxq->xs.syncp);
 		INIT_CSD(&rxq->csd, ppsim_irq, rxq);
 		netif_napi_add(dev, &rxq->napi, ppsim_poll);
 	}
 	for (q = 0; q < txqs; q++)
 		u64_stats_init(&priv->txs[q].syncp);
+	init_waitqueue_head(&priv->gen->wq);
+	priv->gen->flows = PPSIM_GEN_FLOWS_DEFAULT;
 	return dev;
 }
 

@@ -23,6 +23,10 @@ static const struct nla_policy ppsim_dev_new_policy[PPSIM_A_PAIR + 1] = {
 	[PPSIM_A_PAIR] = { .type = NLA_FLAG },
 };
 
+static struct netlink_range_validation ppsim_rate_range = {
+	.max = PPSIM_GEN_RATE_MAX,
+};
+
 static const struct nla_policy ppsim_dev_set_policy[PPSIM_A_IRQ_CPU + 1] = {
 	[PPSIM_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[PPSIM_A_RING_SIZE] = NLA_POLICY_RANGE(NLA_U32, PPSIM_RING_MIN, PPSIM_RING_MAX),
@@ -37,7 +41,8 @@ static const struct nla_policy ppsim_dev_set_policy[PPSIM_A_IRQ_CPU + 1] = {
 
 static const struct nla_policy ppsim_gen_start_policy[PPSIM_A_GEN_CPU + 1] = {
 	[PPSIM_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
-	[PPSIM_A_GEN_RATE] = { .type = NLA_U64 },
+	/* beyond any NIC: a bound keeps the pacing arithmetic meaningful */
+	[PPSIM_A_GEN_RATE] = NLA_POLICY_FULL_RANGE(NLA_U64, &ppsim_rate_range),
 	[PPSIM_A_GEN_SIZE] = NLA_POLICY_RANGE(NLA_U32, ETH_ZLEN, ETH_HLEN + PPSIM_MAX_MTU),
 	[PPSIM_A_GEN_ETHERTYPE] = { .type = NLA_U16 },
 	[PPSIM_A_GEN_DST_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
@@ -275,6 +280,7 @@ static int ppsim_nl_gen_start_doit(struct sk_buff *skb, struct genl_info *info)
 	req->ethertype = ETH_P_IP;
 	req->dst_port = 9;
 	req->cpu = -1;
+	req->flows = READ_ONCE(ppsim_gen_flows);
 	if (a[PPSIM_A_GEN_RATE])
 		req->rate = nla_get_u64(a[PPSIM_A_GEN_RATE]);
 	ppsim_get_u32(a, PPSIM_A_GEN_SIZE, &req->size);
@@ -352,7 +358,6 @@ static struct genl_family ppsim_nl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = ppsim_nl_ops,
 	.n_ops = ARRAY_SIZE(ppsim_nl_ops),
-	.resv_start_op = PPSIM_CMD_GEN_STOP + 1,
 };
 
 int ppsim_nl_init(void)

@@ -9,6 +9,12 @@
  * on the queue's IRQ CPU; NAPI syncs for the CPU, builds skbs (or runs XDP)
  * and refills.  Ring states are contiguous: [ntc, dev_next) done,
  * [dev_next, ntu) owned by the device, [ntu, ntc) empty.
+ *
+ * The receiving device picks the RX queue of a frame by RSS (a hash of its
+ * addresses and ports).  Each RX queue also has an XDP TX ring, cleaned by
+ * the queue's NAPI: buffers sent by XDP_TX and frames redirected to the
+ * device (ndo_xdp_xmit) stay there until the device completes them, a
+ * configurable delay after they went on the wire.
  */
 #ifndef _PPSIM_H
 #define _PPSIM_H
@@ -16,6 +22,8 @@
 #include <linux/netdevice.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/smp.h>
+#include <linux/hrtimer.h>
+#include <linux/wait.h>
 #include <net/xdp.h>
 #include <uapi/linux/ppsim.h>
 
@@ -27,6 +35,11 @@
 #define PPSIM_MAX_DEVS		32
 #define PPSIM_MAX_MTU		9000
 #define PPSIM_BURST		64
+/* beyond any NIC; the generator's pacing arithmetic is exact up to here */
+#define PPSIM_GEN_RATE_MAX	100000000ULL
+#define PPSIM_GEN_FLOWS_DEFAULT	64
+#define PPSIM_GEN_FLOWS_MAX	4096
+#define PPSIM_TX_DELAY_MAX_US	10000000	/* 10 s */
 
 enum ppsim_desc_status {
 	PPSIM_DESC_EMPTY,	/* no buffer: the driver refills it */
@@ -38,6 +51,22 @@ struct ppsim_desc {
 	dma_addr_t addr;	/* where the device writes (headroom included) */
 	u32 len;		/* written by the device */
 	u32 status;		/* enum ppsim_desc_status, release/acquire */
+	u32 hash;		/* RSS hash written by the device; 0: none */
+	u32 hash_type;		/* enum pkt_hash_types */
+};
+
+/* An XDP TX ring entry: what the device holds until it completes the send. */
+enum ppsim_txc_kind {
+	PPSIM_TXC_PAGE,		/* XDP_TX: a buffer of this queue's pool */
+	PPSIM_TXC_FRAME,	/* ndo_xdp_xmit: another queue's frame, mapped by us */
+};
+
+struct ppsim_txc {
+	void *ptr;		/* struct page or struct xdp_frame */
+	dma_addr_t dma;
+	u32 len;		/* page: bytes to sync back; frame: bytes mapped */
+	u32 kind;		/* enum ppsim_txc_kind */
+	u64 due;		/* ktime_get_ns() at which the device completes it */
 };
 
 struct ppsim_buf {
@@ -53,7 +82,8 @@ struct ppsim_cfg {
 	u32 prefetch;		/* enum ppsim_prefetch */
 	u32 cache;		/* enum ppsim_cache */
 	u32 numa_rule;		/* u32: no padding, the struct is compared whole */
-	int irq_cpu;
+	int irq_cpu;		/* applied live: moves only the interrupt */
+	u32 tx_delay_us;	/* applied live: XDP TX completion delay */
 };
 
 struct ppsim_rq_stats {
@@ -66,6 +96,16 @@ struct ppsim_rq_stats {
 	u64 xdp_tx;
 	u64 xdp_tx_err;
 	u64 xdp_aborted;
+	u64 xdp_redirect;
+	u64 xdp_redirect_err;
+	struct u64_stats_sync syncp;
+};
+
+/* XDP TX ring counters, written under txc_lock (any CPU may transmit). */
+struct ppsim_xq_stats {
+	u64 xmit;		/* frames redirected to this device, sent */
+	u64 xmit_err;		/* ... refused: ring full, device down */
+	u64 completed;		/* XDP TX ring entries completed */
 	struct u64_stats_sync syncp;
 };
 
@@ -84,6 +124,7 @@ struct ppsim_rxq {
 	u32 dev_next;
 	u64 dev_written;
 	u64 dev_missed;		/* frames that found no posted descriptor */
+	u64 dev_too_long;	/* frames longer than the posted buffers */
 	struct u64_stats_sync dev_syncp;
 
 	/* driver side, NAPI only */
@@ -97,6 +138,16 @@ struct ppsim_rxq {
 	struct xdp_rxq_info xdp_rxq;
 	bool xdp_rxq_reg;
 	struct ppsim_rxq *xdp_tx_kick;	/* peer queue to interrupt after this poll */
+	bool xdp_flush;			/* XDP_REDIRECT in this poll: xdp_do_flush() */
+
+	/* XDP TX ring: producers (XDP_TX, ndo_xdp_xmit) and NAPI hold txc_lock */
+	spinlock_t txc_lock;
+	bool txc_open;
+	struct ppsim_txc *txc;		/* rxq->size entries */
+	u32 txc_head;			/* oldest entry */
+	u32 txc_count;
+	struct hrtimer txc_timer;	/* the completion interrupt of a delayed entry */
+	struct ppsim_xq_stats xs;
 
 	/* buffer geometry of the current rings */
 	unsigned int headroom;
@@ -119,7 +170,9 @@ struct ppsim_tq_stats {
 struct ppsim_gen {
 	struct task_struct *task;
 	bool running;
+	wait_queue_head_t wq;	/* line rate: sleeps here while no descriptor is posted */
 	u64 rate;		/* frames/s, 0: line rate */
+	u32 flows;		/* UDP source ports cycled, hashed to queues by RSS */
 	u32 size;
 	u16 ethertype;
 	u16 dst_port;
@@ -170,11 +223,28 @@ int ppsim_irq_cpu(const struct ppsim_priv *priv, unsigned int q);
 void ppsim_irq(void *arg);
 void ppsim_raise_irq(struct ppsim_rxq *rxq);
 unsigned int ppsim_dev_write(struct ppsim_rxq *rxq, const void *frame, u32 len,
-			     unsigned int n, bool lossy);
+			     unsigned int n, bool lossy, u32 hash, u32 hash_type);
 unsigned int ppsim_frame_max(unsigned int mtu);
 unsigned int ppsim_order(unsigned int headroom, unsigned int mtu);
 
+/* tx.c */
+struct ppsim_rxq *ppsim_rss(struct ppsim_priv *priv, const void *frame, u32 len, u32 *hash,
+			    u32 *hash_type);
+bool ppsim_wire(struct ppsim_priv *to, const void *frame, u32 len, struct ppsim_rxq **kick);
+netdev_tx_t ppsim_xmit(struct sk_buff *skb, struct net_device *dev);
+int ppsim_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames, u32 flags);
+bool ppsim_txc_push(struct ppsim_rxq *rxq, u32 kind, void *ptr, dma_addr_t dma, u32 len,
+		    bool *was_empty);
+bool ppsim_txc_clean(struct ppsim_rxq *rxq);
+void ppsim_txc_arm(struct ppsim_rxq *rxq);
+void ppsim_txc_drain(struct ppsim_rxq *rxq);
+enum hrtimer_restart ppsim_txc_timer(struct hrtimer *t);
+void ppsim_buf_free(struct ppsim_rxq *rxq, struct page *page, dma_addr_t dma,
+		    unsigned int sync, bool napi);
+
 /* gen.c */
+extern unsigned int ppsim_gen_flows;
+void ppsim_gen_kick(struct ppsim_priv *priv);
 int ppsim_gen_start(struct ppsim_priv *priv, const struct ppsim_gen *req,
 		    struct netlink_ext_ack *extack);
 void ppsim_gen_stop(struct ppsim_priv *priv);

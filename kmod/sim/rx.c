@@ -40,23 +40,30 @@ int ppsim_irq_cpu(const struct ppsim_priv *priv, unsigned int q)
 /*
  * The device writes @n copies of @frame into posted descriptors, through
  * their DMA addresses, as a bus master would.  Returns how many it wrote;
- * with @lossy the rest found no descriptor and are counted as missed (a
- * line-rate generator instead waits for descriptors).
+ * with @lossy the rest are counted: as too long when the frame does not fit
+ * the posted buffers, else as missed, for want of a descriptor (a line-rate
+ * generator instead waits for descriptors).
  */
 unsigned int ppsim_dev_write(struct ppsim_rxq *rxq, const void *frame, u32 len,
-			     unsigned int n, bool lossy)
+			     unsigned int n, bool lossy, u32 hash, u32 hash_type)
 {
+	bool too_long, active;
 	unsigned int done = 0;
 
 	spin_lock_bh(&rxq->dev_lock);
-	if (rxq->active && len <= rxq->frame_max) {
+	active = rxq->active;
+	too_long = len > rxq->frame_max;
+	if (active && !too_long) {
 		while (done < n) {
 			struct ppsim_desc *d = &rxq->desc[rxq->dev_next];
 
-			if (READ_ONCE(d->status) != PPSIM_DESC_DEV)
+			/* pairs with the release in ppsim_refill: the address first */
+			if (smp_load_acquire(&d->status) != PPSIM_DESC_DEV)
 				break;
 			memcpy(ppsim_bus_to_virt(d->addr), frame, len);
 			d->len = len;
+			d->hash = hash;
+			d->hash_type = hash_type;
 			/* pairs with the acquire in ppsim_poll: data and len first */
 			smp_store_release(&d->status, PPSIM_DESC_DONE);
 			if (++rxq->dev_next == rxq->size)
@@ -66,7 +73,9 @@ unsigned int ppsim_dev_write(struct ppsim_rxq *rxq, const void *frame, u32 len,
 	}
 	u64_stats_update_begin(&rxq->dev_syncp);
 	rxq->dev_written += done;
-	if (lossy)
+	if (lossy && active && too_long)
+		rxq->dev_too_long += n - done;
+	else if (lossy)
 		rxq->dev_missed += n - done;
 	u64_stats_update_end(&rxq->dev_syncp);
 	spin_unlock_bh(&rxq->dev_lock);
@@ -130,8 +139,8 @@ static struct page *ppsim_buf_alloc(struct ppsim_rxq *rxq, dma_addr_t *dma)
 }
 
 /* Give a buffer back: @sync is the length the device may have written. */
-static void ppsim_buf_free(struct ppsim_rxq *rxq, struct page *page, dma_addr_t dma,
-			   unsigned int sync, bool napi)
+void ppsim_buf_free(struct ppsim_rxq *rxq, struct page *page, dma_addr_t dma,
+		    unsigned int sync, bool napi)
 {
 	bool direct = napi && rxq->priv->cfg.cache == PPSIM_CACHE_LIFO;
 
@@ -174,6 +183,8 @@ static unsigned int ppsim_refill(struct ppsim_rxq *rxq)
 			rxq->ntu = 0;
 		n++;
 	}
+	if (n)
+		ppsim_gen_kick(rxq->priv);
 	return n;
 }
 
@@ -183,28 +194,71 @@ static bool ppsim_refill_short(const struct ppsim_rxq *rxq)
 	return READ_ONCE(rxq->desc[rxq->ntu].status) == PPSIM_DESC_EMPTY;
 }
 
-/* ---- XDP_TX: out of the pair, the page recycled on completion ----------- */
+/* ---- XDP_TX and XDP_REDIRECT ---------------------------------------------- */
 
-static bool ppsim_xdp_tx(struct ppsim_rxq *rxq, struct xdp_buff *xdp, dma_addr_t dma)
+/*
+ * XDP_TX: out of the pair through this queue's XDP TX ring; the page stays
+ * there, in flight, until the device completes it and it is recycled.  A
+ * full peer ring loses the frame on the wire (the peer's missed), a full
+ * XDP TX ring or no peer fails the action.
+ */
+static bool ppsim_xdp_tx(struct ppsim_rxq *rxq, struct xdp_buff *xdp, struct page *page,
+			 dma_addr_t dma, unsigned int used)
 {
 	unsigned int off = xdp->data - xdp->data_hard_start;
 	unsigned int len = xdp->data_end - xdp->data;
 	struct net_device *peer;
-	struct ppsim_priv *pp;
-	struct ppsim_rxq *prq;
-	bool ok = false;
+	bool ok, was_empty;
 
 	peer = rcu_dereference(rxq->priv->peer);
 	if (!peer || !netif_running(peer))
 		return false;
-	pp = netdev_priv(peer);
-	prq = &pp->rxq[rxq->idx % pp->num_rx];
 	/* the program may have written the frame: the device must see it */
 	dma_sync_single_range_for_device(rxq->priv->dmadev, dma, off, len, rxq->dir);
-	ok = ppsim_dev_write(prq, ppsim_bus_to_virt(dma + off), len, 1, true) == 1;
+	spin_lock_bh(&rxq->txc_lock);
+	ok = ppsim_txc_push(rxq, PPSIM_TXC_PAGE, page, dma, used, &was_empty);
 	if (ok)
-		rxq->xdp_tx_kick = prq;
+		ppsim_wire(netdev_priv(peer), ppsim_bus_to_virt(dma + off), len,
+			   &rxq->xdp_tx_kick);
+	spin_unlock_bh(&rxq->txc_lock);
 	return ok;
+}
+
+/*
+ * XDP_REDIRECT: the page leaves as an xdp_frame and comes back through the
+ * queue's memory model: a ppkit page is lent first (xdp_return_frame() puts
+ * it, and the pool reclaims it as from the stack); a native pool's page
+ * returns to its pool; a page of no pool is unmapped and freed by its last
+ * user.  False: the frame was not taken and the page is released here.
+ */
+static bool ppsim_xdp_redirect(struct ppsim_rxq *rxq, struct xdp_buff *xdp,
+			       struct bpf_prog *prog, struct page *page, dma_addr_t dma,
+			       unsigned int used)
+{
+	struct ppsim_priv *priv = rxq->priv;
+
+	switch (priv->cfg.pool) {
+	case PPSIM_POOL_PPKIT:
+		/* before the redirect: a target may copy and free at once (AF_XDP) */
+		ppb_page_lend(rxq->pp, page);
+		if (!xdp_do_redirect(priv->dev, xdp, prog))
+			return true;
+		put_page(page);
+		return false;
+	case PPSIM_POOL_NATIVE:
+		if (!xdp_do_redirect(priv->dev, xdp, prog))
+			return true;
+		ppsim_buf_free(rxq, page, dma, used, true);
+		return false;
+	case PPSIM_POOL_NONE:
+		break;
+	}
+	dma_unmap_page_attrs(priv->dmadev, dma, PAGE_SIZE << rxq->order, rxq->dir,
+			     DMA_ATTR_SKIP_CPU_SYNC);
+	if (!xdp_do_redirect(priv->dev, xdp, prog))
+		return true;
+	__free_pages(page, rxq->order);
+	return false;
 }
 
 /* ---- NAPI ------------------------------------------------------------------ */
@@ -259,8 +313,8 @@ static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, dma_a
 	return skb;
 }
 
-/* Returns true when the frame went up as an skb or was consumed by XDP. */
-static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i, u32 len)
+static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i,
+			 const struct ppsim_desc *d)
 {
 	struct ppsim_priv *priv = rxq->priv;
 	struct ppsim_buf *b = &rxq->buf[i];
@@ -268,6 +322,7 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i, u3
 	dma_addr_t dma = b->dma;
 	unsigned int off = rxq->headroom;
 	void *va = page_address(page);
+	u32 len = d->len;
 	struct sk_buff *skb;
 
 	b->page = NULL;
@@ -283,6 +338,7 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i, u3
 	u64_stats_update_end(&rxq->st.syncp);
 
 	if (prog) {
+		bool gone = false;
 		struct xdp_buff xdp;
 		unsigned int used;
 		u32 act;
@@ -299,10 +355,22 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i, u3
 			rxq->st.xdp_pass++;
 			break;
 		case XDP_TX:
-			if (ppsim_xdp_tx(rxq, &xdp, dma)) {
+			gone = ppsim_xdp_tx(rxq, &xdp, page, dma, used);
+			if (gone) {
 				rxq->st.xdp_tx++;
 			} else {
 				rxq->st.xdp_tx_err++;
+				trace_xdp_exception(priv->dev, prog, act);
+			}
+			break;
+		case XDP_REDIRECT:
+			/* the page is gone either way */
+			gone = true;
+			if (ppsim_xdp_redirect(rxq, &xdp, prog, page, dma, used)) {
+				rxq->st.xdp_redirect++;
+				rxq->xdp_flush = true;
+			} else {
+				rxq->st.xdp_redirect_err++;
 				trace_xdp_exception(priv->dev, prog, act);
 			}
 			break;
@@ -319,7 +387,8 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i, u3
 		}
 		u64_stats_update_end(&rxq->st.syncp);
 		if (act != XDP_PASS) {
-			ppsim_buf_free(rxq, page, dma, used, true);
+			if (!gone)
+				ppsim_buf_free(rxq, page, dma, used, true);
 			return;
 		}
 		off = xdp.data - xdp.data_hard_start;
@@ -333,6 +402,8 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i, u3
 		u64_stats_update_end(&rxq->st.syncp);
 		return;
 	}
+	if (d->hash)
+		skb_set_hash(skb, d->hash, d->hash_type);
 	skb->protocol = eth_type_trans(skb, priv->dev);
 	skb_record_rx_queue(skb, rxq->idx);
 	napi_gro_receive(&rxq->napi, skb);
@@ -342,6 +413,7 @@ int ppsim_poll(struct napi_struct *napi, int budget)
 {
 	struct ppsim_rxq *rxq = container_of(napi, struct ppsim_rxq, napi);
 	struct bpf_prog *prog;
+	bool pending;
 	int done = 0;
 
 	if (rxq->priv->cfg.numa_rule) {
@@ -360,7 +432,7 @@ int ppsim_poll(struct napi_struct *napi, int budget)
 		/* pairs with the release in ppsim_dev_write */
 		if (smp_load_acquire(&d->status) != PPSIM_DESC_DONE)
 			break;
-		ppsim_rx_one(rxq, prog, rxq->ntc, d->len);
+		ppsim_rx_one(rxq, prog, rxq->ntc, d);
 		WRITE_ONCE(d->status, PPSIM_DESC_EMPTY);
 		if (++rxq->ntc == rxq->size)
 			rxq->ntc = 0;
@@ -376,12 +448,18 @@ int ppsim_poll(struct napi_struct *napi, int budget)
 	if (ppsim_refill_short(rxq))
 		done = budget;
 
+	if (rxq->xdp_flush) {
+		xdp_do_flush();
+		rxq->xdp_flush = false;
+	}
 	if (rxq->xdp_tx_kick) {
 		ppsim_raise_irq(rxq->xdp_tx_kick);
 		rxq->xdp_tx_kick = NULL;
 	}
-	if (done < budget)
-		napi_complete_done(napi, done);
+	/* TX completions that are due; the others get the timer */
+	pending = ppsim_txc_clean(rxq);
+	if (done < budget && napi_complete_done(napi, done) && pending)
+		ppsim_txc_arm(rxq);
 	return done;
 }
 
@@ -463,8 +541,10 @@ static void ppsim_rxq_free(struct ppsim_rxq *rxq)
 	rxq->npp = NULL;
 	kvfree(rxq->desc);
 	kvfree(rxq->buf);
+	kvfree(rxq->txc);
 	rxq->desc = NULL;
 	rxq->buf = NULL;
+	rxq->txc = NULL;
 }
 
 static int ppsim_rxq_alloc(struct ppsim_rxq *rxq, struct bpf_prog *prog)
@@ -490,7 +570,11 @@ static int ppsim_rxq_alloc(struct ppsim_rxq *rxq, struct bpf_prog *prog)
 
 	rxq->desc = kvcalloc(rxq->size, sizeof(*rxq->desc), GFP_KERNEL);
 	rxq->buf = kvcalloc(rxq->size, sizeof(*rxq->buf), GFP_KERNEL);
-	if (!rxq->desc || !rxq->buf) {
+	rxq->txc = kvcalloc(rxq->size, sizeof(*rxq->txc), GFP_KERNEL);
+	rxq->txc_head = 0;
+	rxq->txc_count = 0;
+	rxq->xdp_flush = false;
+	if (!rxq->desc || !rxq->buf || !rxq->txc) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -526,6 +610,9 @@ int ppsim_rings_up(struct ppsim_priv *priv)
 		struct ppsim_rxq *rxq = &priv->rxq[q];
 
 		napi_enable(&rxq->napi);
+		spin_lock_bh(&rxq->txc_lock);
+		rxq->txc_open = true;
+		spin_unlock_bh(&rxq->txc_lock);
 		spin_lock_bh(&rxq->dev_lock);
 		rxq->active = true;
 		spin_unlock_bh(&rxq->dev_lock);
@@ -534,6 +621,7 @@ int ppsim_rings_up(struct ppsim_priv *priv)
 			ppsim_raise_irq(rxq);
 	}
 	priv->rings_up = true;
+	ppsim_gen_kick(priv);
 	return 0;
 fail:
 	while (q--)
@@ -558,11 +646,17 @@ void ppsim_rings_down(struct ppsim_priv *priv)
 		spin_lock_bh(&rxq->dev_lock);
 		rxq->active = false;
 		spin_unlock_bh(&rxq->dev_lock);
+		spin_lock_bh(&rxq->txc_lock);
+		rxq->txc_open = false;
+		spin_unlock_bh(&rxq->txc_lock);
 	}
 	/* interrupts already sent have run once these IPIs come back */
 	on_each_cpu(ppsim_nop, NULL, 1);
 	for (q = 0; q < priv->num_rx; q++)
 		napi_disable(&priv->rxq[q].napi);
+	/* sent buffers complete before their pools go */
+	for (q = 0; q < priv->num_rx; q++)
+		ppsim_txc_drain(&priv->rxq[q]);
 	for (q = 0; q < priv->num_rx; q++)
 		ppsim_rxq_free(&priv->rxq[q]);
 	priv->rings_up = false;
