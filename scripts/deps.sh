@@ -67,6 +67,23 @@ prepare_drivers() {
 	"$(dirname "$0")/tools/sysroot.sh" arm64 >/dev/null
 }
 
+# The kernel matrix's other lines (scripts/lab/kernels: Debian 11's 5.10,
+# bookworm-backports' 6.12): downloaded with a private apt configuration
+# under the cache and unpacked there, never installed, the host's apt
+# sources untouched (scripts/lab/kernels.sh; cached, idempotent).
+prepare_kernels() {
+	local l missing=()
+	if [ "$(id -u)" -eq 0 ]; then
+		"$(dirname "$0")/lab/kernels.sh"
+		return
+	fi
+	for l in $("$(dirname "$0")/lab/kernels.sh" --lines); do
+		"$(dirname "$0")/lab/kernels.sh" --print "$l" >/dev/null || missing+=("$l")
+	done
+	[ ${#missing[@]} -eq 0 ] ||
+		echo "deps: kernels ${missing[*]} not unpacked, and not root: run scripts/deps.sh as root for make modules KVER=LINE" >&2
+}
+
 # The package lists, fresh: the drivers look kernel versions up in them, and
 # Debian's archive moves to new point releases.  Older than an hour (or
 # never fetched) means apt-get update, even with every package present.
@@ -91,6 +108,7 @@ if [ ${#missing[@]} -eq 0 ] && [ ${#newarch[@]} -eq 0 ]; then
 		fi
 	fi
 	prepare_drivers
+	prepare_kernels
 	exit 0
 fi
 
@@ -109,3 +127,4 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 prepare_drivers
+prepare_kernels
