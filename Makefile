@@ -30,7 +30,31 @@ BUILD := $(CURDIR)/build
 # that scripts/drivers/prepare.sh caches for the lab).  They are built in a
 # copy of kmod/ (build/kmod-<arch>), so that the lab's x86 objects stay.
 MOD_ARCH := $(patsubst armhf,arm,$(patsubst aarch64,arm64,$(filter arm armhf arm64 aarch64,$(ARCH))))
-ifeq ($(MOD_ARCH),)
+# KVER=5.10|6.12, a line of the kernel matrix (scripts/lab/kernels): Debian's
+# kernel of that line, unpacked by scripts/lab/kernels.sh (scripts/deps.sh),
+# built in build/kmod-LINE (log build/modules-LINE.log), with the kernel's own
+# compiler when the host has it, else gcc-12 (5.10's gcc-10 is not in
+# bookworm: Documentation/kernels.rst).  KVER=6.1 is the default, the host's
+# Debian 12 kernel.
+ifeq ($(KVER),6.1)
+override KVER := $(shell scripts/lab/kver 2>/dev/null)
+endif
+KLINE := $(if $(MOD_ARCH),,$(filter $(KVER),$(shell scripts/lab/kernels.sh --lines 2>/dev/null)))
+ifneq ($(KLINE),)
+KLINE_INFO := $(shell scripts/lab/kernels.sh --print $(KLINE))
+ifeq ($(KLINE_INFO),)
+$(error KVER=$(KLINE): the $(KLINE) kernel is not unpacked: run scripts/deps.sh (or scripts/lab/kernels.sh $(KLINE)) as root)
+endif
+KDIR ?= $(word 3,$(KLINE_INFO))
+MOD_DIR ?= $(BUILD)/kmod-$(KLINE)
+MOD_LOG ?= $(BUILD)/modules-$(KLINE).log
+KLINE_CC := $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' $(KDIR)/.config)
+KLINE_CC := $(if $(shell command -v $(KLINE_CC)),$(KLINE_CC),gcc-12)
+# The kbuild tools of another Debian release may need its libraries (5.10's
+# sign-file and extract-cert: libssl1.1), unpacked next to them.
+MOD_ARGS := CC=$(KLINE_CC)
+export LD_LIBRARY_PATH := $(word 5,$(KLINE_INFO))$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
+else ifeq ($(MOD_ARCH),)
 KDIR ?= /lib/modules/$(KVER)/build
 # MOD_DIR=<dir> builds in a copy there (make modules-debug: build/kmod-debug)
 MOD_DIR ?= $(KMOD)

@@ -39,7 +39,7 @@
 #include <linux/sort.h>
 #include <linux/ktime.h>
 #include <linux/cpumask.h>
-#include <net/page_pool.h>
+#include <ppkit/compat.h>
 #include <ppkit/page_pool.h>
 
 #define BENCH_LOOPS_MIN		4096
@@ -253,7 +253,7 @@ static int stack_native(struct pp_bench *b, unsigned int n)
 			return -ENOMEM;
 		}
 		stack_fill_skb(skb);
-		skb_mark_for_recycle(skb);
+		ppb_native_skb_mark(pool, skb, page);
 		consume_skb(skb);
 	}
 	return 0;
@@ -477,10 +477,10 @@ static int run_cross_cpu(struct pp_bench *b, enum bench_impl impl,
 
 	init_completion(&x.ready);
 	init_completion(&x.finished);
-	cons = kthread_create_on_cpu(xcpu_consumer, &x, b->cpu[1], "pp_bench_rx/%u");
+	cons = ppb_kthread_create_on_cpu(xcpu_consumer, &x, b->cpu[1], "pp_bench_rx/%u");
 	if (IS_ERR(cons))
 		return PTR_ERR(cons);
-	prod = kthread_create_on_cpu(xcpu_producer, &x, b->cpu[0], "pp_bench_tx/%u");
+	prod = ppb_kthread_create_on_cpu(xcpu_producer, &x, b->cpu[0], "pp_bench_tx/%u");
 	if (IS_ERR(prod)) {
 		kthread_stop(cons);	/* never woken: its function never runs */
 		return PTR_ERR(prod);

@@ -8,7 +8,7 @@
 
 #include <linux/module.h>
 #include <net/genetlink.h>
-#include <asm/unaligned.h>
+#include <ppkit/compat.h>
 #include <uapi/linux/ppkit.h>
 #include "pool.h"
 
@@ -227,15 +227,15 @@ static int ppkit_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 /* Dumps resume from the id after the last pool that fit (cb->args[0]). */
 static int ppkit_dump(struct sk_buff *skb, struct netlink_callback *cb, bool stats)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr **attrs = ppb_genl_dump_attrs(cb);
 	u32 portid = NETLINK_CB(cb->skb).portid;
 	unsigned long id = cb->args[0];
 	u32 ifindex = 0;
 	struct ppb_pool *pool;
 	int err = 0;
 
-	if (stats && info->attrs[PPKIT_A_STATS_IFINDEX])
-		ifindex = nla_get_u32(info->attrs[PPKIT_A_STATS_IFINDEX]);
+	if (stats && attrs[PPKIT_A_STATS_IFINDEX])
+		ifindex = nla_get_u32(attrs[PPKIT_A_STATS_IFINDEX]);
 
 	ppb_registry_lock();
 	for (; (pool = ppb_registry_next(&id)); id++) {

@@ -8,7 +8,7 @@
 
 #include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
-#include <net/page_pool.h>
+#include <ppkit/compat.h>
 #include <ppkit/page_pool.h>
 #include "ppsim.h"
 
@@ -195,6 +195,36 @@ static void ppsim_get_ethtool_stats(struct net_device *dev, struct ethtool_stats
 		data += PPSIM_NR_TXQ;
 	}
 }
+
+#ifdef PPB_ETHTOOL_OLD_RINGPARAM
+static void ppsim_get_ringparam_compat(struct net_device *dev, struct ethtool_ringparam *ring)
+{
+	ppsim_get_ringparam(dev, ring, NULL, NULL);
+}
+
+static int ppsim_set_ringparam_compat(struct net_device *dev, struct ethtool_ringparam *ring)
+{
+	return ppsim_set_ringparam(dev, ring, NULL, NULL);
+}
+
+#define ppsim_get_ringparam	ppsim_get_ringparam_compat
+#define ppsim_set_ringparam	ppsim_set_ringparam_compat
+#endif
+
+#ifdef PPB_ETHTOOL_OLD_COALESCE
+static int ppsim_get_coalesce_compat(struct net_device *dev, struct ethtool_coalesce *ec)
+{
+	return ppsim_get_coalesce(dev, ec, NULL, NULL);
+}
+
+static int ppsim_set_coalesce_compat(struct net_device *dev, struct ethtool_coalesce *ec)
+{
+	return ppsim_set_coalesce(dev, ec, NULL, NULL);
+}
+
+#define ppsim_get_coalesce	ppsim_get_coalesce_compat
+#define ppsim_set_coalesce	ppsim_set_coalesce_compat
+#endif
 
 const struct ethtool_ops ppsim_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_TX_USECS,

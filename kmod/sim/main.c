@@ -364,7 +364,7 @@ static struct net_device *ppsim_alloc(struct net *net, unsigned int rxqs, unsign
 		u64_stats_init(&rxq->st.syncp);
 		u64_stats_init(&rxq->xs.syncp);
 		INIT_CSD(&rxq->csd, ppsim_irq, rxq);
-		netif_napi_add(dev, &rxq->napi, ppsim_poll);
+		ppb_netif_napi_add(dev, &rxq->napi, ppsim_poll);
 	}
 	for (q = 0; q < txqs; q++)
 		u64_stats_init(&priv->txs[q].syncp);

@@ -25,6 +25,7 @@
 #include <linux/hrtimer.h>
 #include <linux/wait.h>
 #include <net/xdp.h>
+#include <ppkit/compat.h>
 #include <uapi/linux/ppsim.h>
 
 #define PPSIM_DRV_NAME		"ppsim"

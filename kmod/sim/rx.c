@@ -9,7 +9,7 @@
 #include <linux/filter.h>
 #include <linux/bpf_trace.h>
 #include <linux/prefetch.h>
-#include <net/page_pool.h>
+#include <ppkit/compat.h>
 #include <ppkit/page_pool.h>
 #include "ppsim.h"
 
@@ -281,7 +281,7 @@ static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, dma_a
 	switch (priv->cfg.pool) {
 	case PPSIM_POOL_PPKIT:
 		/* as with the kernel's pool: the NAPI skb cache, then mark */
-		skb = napi_build_skb(va, PAGE_SIZE << rxq->order);
+		skb = ppb_napi_build_skb(va, PAGE_SIZE << rxq->order);
 		if (likely(skb)) {
 			skb_reserve(skb, off);
 			__skb_put(skb, len);
@@ -289,17 +289,17 @@ static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, dma_a
 		}
 		break;
 	case PPSIM_POOL_NATIVE:
-		skb = napi_build_skb(va, PAGE_SIZE << rxq->order);
+		skb = ppb_napi_build_skb(va, PAGE_SIZE << rxq->order);
 		if (likely(skb)) {
 			skb_reserve(skb, off);
 			__skb_put(skb, len);
-			skb_mark_for_recycle(skb);
+			ppb_native_skb_mark(rxq->npp, skb, page);
 		}
 		break;
 	default:
 		dma_unmap_page_attrs(priv->dmadev, dma, PAGE_SIZE << rxq->order, rxq->dir,
 				     DMA_ATTR_SKIP_CPU_SYNC);
-		skb = napi_build_skb(va, PAGE_SIZE << rxq->order);
+		skb = ppb_napi_build_skb(va, PAGE_SIZE << rxq->order);
 		if (likely(skb)) {
 			skb_reserve(skb, off);
 			__skb_put(skb, len);
@@ -375,7 +375,7 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i,
 			}
 			break;
 		default:
-			bpf_warn_invalid_xdp_action(priv->dev, prog, act);
+			ppb_warn_invalid_xdp_action(priv->dev, prog, act);
 			fallthrough;
 		case XDP_ABORTED:
 			trace_xdp_exception(priv->dev, prog, act);
@@ -578,7 +578,7 @@ static int ppsim_rxq_alloc(struct ppsim_rxq *rxq, struct bpf_prog *prog)
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = xdp_rxq_info_reg(&rxq->xdp_rxq, priv->dev, rxq->idx, rxq->napi.napi_id);
+	err = ppb_xdp_rxq_info_reg(&rxq->xdp_rxq, priv->dev, rxq->idx, rxq->napi.napi_id);
 	if (err)
 		goto fail;
 	rxq->xdp_rxq_reg = true;

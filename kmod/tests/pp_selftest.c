@@ -16,6 +16,7 @@
 #include <linux/nodemask.h>
 #include <linux/interrupt.h>
 #include <ppkit/page_pool.h>
+#include <ppkit/compat.h>
 #include "ktap.h"
 
 static struct ppb_params st_params(void)
@@ -127,7 +128,7 @@ static void test_params_order(void)
 {
 	struct ppb_params p = st_params();
 
-	p.order = MAX_ORDER;
+	p.order = PPB_MAX_PAGE_ORDER + 1;
 	st_reject(&p, -ERANGE);
 }
 
@@ -377,6 +378,7 @@ static void test_cache_full_to_ring(void)
 {
 	struct ppb_params p = st_params();
 	struct st_full *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	u64 over;
 
 	if (!f)
 		return;
@@ -384,7 +386,7 @@ static void test_cache_full_to_ring(void)
 	if (f->pool) {
 		/* The other half of the bulk refill is still cached when we start. */
 		st_in_softirq(st_cache_full_fn, f);
-		u64 over = ARRAY_SIZE(f->pages) - f->room;
+		over = ARRAY_SIZE(f->pages) - f->room;
 
 		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_CACHE_FULL) == over,
 		       "%llu overflowed", over);
@@ -596,7 +598,7 @@ static struct sk_buff *st_skb(struct ppb_pool *pool, struct page **pagep)
 	if (!page)
 		return NULL;
 	skb = ppb_build_skb(pool, page, NET_SKB_PAD, 60);
-	EXPECT(skb && virt_to_head_page(skb->head) == page && !skb->pp_recycle,
+	EXPECT(skb && virt_to_head_page(skb->head) == page && !ppb_skb_pp_recycle(skb),
 	       "skb built on the page, not marked for the kernel's page_pool");
 	return skb;
 }
