@@ -22,16 +22,21 @@ lab_kver() {
 }
 
 # The kernel a lab run boots, from LAB_KERNEL:
-#   debian (default)  Debian's 6.1 kernel (lab_kver), its modules in /lib/modules
+#   debian (default), 6.1  Debian's 6.1 kernel (lab_kver), its modules in /lib/modules
 #   debug             the debug kernel scripts/lab/debug-kernel.sh built and cached
-# Sets KVER (its release), LAB_IMAGE (the bzImage) and LAB_MODROOT (the directory
-# holding lib/modules/KVER: / for Debian's kernel).
+#   5.10, 6.12        a line of the kernel matrix (scripts/lab/kernels), unpacked
+#                     by scripts/lab/kernels.sh; our modules from build/kmod-LINE
+#                     (make modules KVER=LINE)
+# Sets KVER (its release), LAB_IMAGE (the bzImage), LAB_MODROOT (the directory
+# holding lib/modules/KVER: / for Debian's kernel) and LAB_KMOD_DIR (where our
+# modules for it are built, relative to the tree: kmod for 6.1).
 LAB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck disable=SC2034 # LAB_IMAGE, LAB_MODROOT: for the script that sources this
+# shellcheck disable=SC2034 # LAB_IMAGE, LAB_MODROOT, LAB_KMOD_DIR: for the script that sources this
 lab_kernel() {
 	local p dir
+	LAB_KMOD_DIR=kmod
 	case "${LAB_KERNEL:-debian}" in
-	debian)
+	debian | 6.1)
 		KVER=$(lab_kver) || return 1
 		LAB_IMAGE=/boot/vmlinuz-$KVER LAB_MODROOT=/
 		;;
@@ -41,11 +46,19 @@ lab_kernel() {
 			return 1
 		}
 		read -r KVER dir <<<"$p"
-		LAB_IMAGE=$dir/vmlinuz LAB_MODROOT=$dir/root
+		LAB_IMAGE=$dir/vmlinuz LAB_MODROOT=$dir/root LAB_KMOD_DIR=build/kmod-debug
 		;;
 	*)
-		echo "lab: LAB_KERNEL='$LAB_KERNEL': use debian (the default) or debug" >&2
-		return 1
+		if ! "$LAB_LIB_DIR/kernels.sh" --lines | grep -qx -- "$LAB_KERNEL"; then
+			echo "lab: LAB_KERNEL='$LAB_KERNEL': use debian (the default, or 6.1), debug, or a line of scripts/lab/kernels ($("$LAB_LIB_DIR/kernels.sh" --lines | tr '\n' ' '))" >&2
+			return 1
+		fi
+		p=$("$LAB_LIB_DIR/kernels.sh" --print "$LAB_KERNEL") || {
+			echo "lab: LAB_KERNEL=$LAB_KERNEL: that kernel is not unpacked: run scripts/deps.sh (or scripts/lab/kernels.sh $LAB_KERNEL) as root" >&2
+			return 1
+		}
+		read -r KVER LAB_MODROOT _ LAB_IMAGE _ <<<"$p"
+		LAB_KMOD_DIR=build/kmod-$LAB_KERNEL
 		;;
 	esac
 }

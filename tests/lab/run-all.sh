@@ -31,7 +31,9 @@
 # --list prints the scenarios a suite would run; ONLY=NAME runs just that
 # row, alone.  LAB_KERNEL=debug: every guest boots the debug kernel
 # (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug); time
-# limits are then LAB_SLOW (default 4) times longer.
+# limits are then LAB_SLOW (default 4) times longer.  LAB_KERNEL=5.10|6.12:
+# every guest boots that line of the kernel matrix (scripts/lab/kernels) and
+# its modules (build/kmod-LINE: make modules KVER=LINE).
 #
 # Each row has a time limit (seconds, the table's "limit" column): a hung
 # guest costs that, not CI's 90 minutes.  Output: build/lab/runs/<run>/
@@ -65,7 +67,12 @@ if [ $LIST = 0 ]; then
 	RESULTS=$OUT/results.tsv
 	: > "$RESULTS"
 fi
-LANE="$KERNEL 6.1"
+# The lane: the kernel and its line (LAB_KERNEL=5.10|6.12 boots another line
+# of the kernel matrix, scripts/lab/kernels, with build/kmod-LINE).
+case "$KERNEL" in
+debian | debug) LANE="$KERNEL 6.1" ;;
+*) LANE="debian $KERNEL" ;;
+esac
 failed=() core=() core_limit=0
 
 # result NAME RESULT SECONDS LIMIT [NOTE]: a row of the summary
