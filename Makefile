@@ -39,7 +39,13 @@ MOD_ARCH := $(patsubst armhf,arm,$(patsubst aarch64,arm64,$(filter arm armhf arm
 ifeq ($(KVER),6.1)
 override KVER := $(shell scripts/lab/kver 2>/dev/null)
 endif
-KLINE := $(if $(MOD_ARCH),,$(filter $(KVER),$(shell scripts/lab/kernels.sh --lines 2>/dev/null)))
+KLINES := $(shell scripts/lab/kernels.sh --lines 2>/dev/null)
+KLINE := $(if $(MOD_ARCH),,$(filter $(KVER),$(KLINES)))
+ifeq ($(KLINE)$(MOD_ARCH),)
+ifneq ($(shell echo '$(KVER)' | grep -xE '[0-9]+\.[0-9]+'),)
+$(error KVER=$(KVER): not a line of the kernel matrix; use 6.1 (the default), $(KLINES) (scripts/lab/kernels) or a kernel release)
+endif
+endif
 ifneq ($(KLINE),)
 KLINE_INFO := $(shell scripts/lab/kernels.sh --print $(KLINE))
 ifeq ($(KLINE_INFO),)
