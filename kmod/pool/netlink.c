@@ -334,6 +334,7 @@ static struct genl_family ppkit_nl_family __ro_after_init = {
 	.netnsok = false,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
+	.pre_doit = PPB_GENL_PRE_DOIT,
 	.ops = ppkit_nl_ops,
 	.n_ops = ARRAY_SIZE(ppkit_nl_ops),
 	.mcgrps = ppkit_nl_mcgrps,

@@ -331,6 +331,8 @@ static struct net_device *ppsim_alloc(struct net *net, unsigned int rxqs, unsign
 	dev->priv_destructor = ppsim_free_priv;
 	dev->needs_free_netdev = true;
 	dev->features |= NETIF_F_HIGHDMA;
+	/* XDP programs, XDP_TX and XDP_REDIRECT out of it, and ndo_xdp_xmit */
+	ppb_xdp_advertise(dev);
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = PPSIM_MAX_MTU;
 	eth_hw_addr_random(dev);

@@ -356,6 +356,7 @@ static struct genl_family ppsim_nl_family __ro_after_init = {
 	.version = PPSIM_FAMILY_VERSION,
 	.netnsok = true,
 	.module = THIS_MODULE,
+	.pre_doit = PPB_GENL_PRE_DOIT,
 	.ops = ppsim_nl_ops,
 	.n_ops = ARRAY_SIZE(ppsim_nl_ops),
 };

@@ -85,6 +85,28 @@ static inline unsigned long ppb_alloc_pages_bulk_node(gfp_t gfp, int nid,
 	alloc_pages_bulk_array_node(gfp, nid, nr, pages)
 #endif
 
+/*
+ * Since 6.1 the genetlink core refuses a request whose header has its
+ * reserved field set, for every command at or above the family's
+ * resv_start_op (ours leave it at 0: every command).  Before, the family's
+ * pre_doit does the same for the do requests: PPB_GENL_PRE_DOIT is NULL
+ * where the core does it.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+static inline int ppb_genl_check_reserved(const struct genl_ops *ops, struct sk_buff *skb,
+					  struct genl_info *info)
+{
+	if (likely(!info->genlhdr->reserved))
+		return 0;
+	NL_SET_ERR_MSG(info->extack, "the genetlink header's reserved field is not 0");
+	return -EINVAL;
+}
+
+#define PPB_GENL_PRE_DOIT	ppb_genl_check_reserved
+#else
+#define PPB_GENL_PRE_DOIT	NULL
+#endif
+
 /* A request's required attribute, with an extack message when it is missing (6.1). */
 #ifndef GENL_REQ_ATTR_CHECK
 static inline bool ppb_genl_attr_missing(struct genl_info *info, int attr)
@@ -190,6 +212,23 @@ static inline void xdp_prepare_buff(struct xdp_buff *xdp, unsigned char *hard_st
 #else
 #define ppb_xdp_rxq_info_reg(rxq, dev, queue, napi_id) \
 	xdp_rxq_info_reg(rxq, dev, queue, napi_id)
+#endif
+
+/*
+ * Since 6.3 a device advertises the XDP actions it supports
+ * (dev->xdp_features), and devmap redirects only to a device that
+ * advertises ndo_xdp_xmit.  Before, there was nothing to advertise.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+static inline void ppb_xdp_advertise(struct net_device *dev)
+{
+	xdp_set_features_flag(dev, NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
+			      NETDEV_XDP_ACT_NDO_XMIT);
+}
+#else
+static inline void ppb_xdp_advertise(struct net_device *dev)
+{
+}
 #endif
 
 /* ethtool_sprintf() came in 5.13: one ETH_GSTRING_LEN string, then advance. */
