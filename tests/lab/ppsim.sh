@@ -126,9 +126,10 @@ import json, sys
 d = json.load(open("build/lab/ppsim-iperf.json"))
 sent, got = d["end"]["sum_sent"]["bytes"], d["end"]["sum_received"]["bytes"]
 # iperf3 stops counting at the receiver before the last segments arrive
-# (87-99% of what was sent, by kernel); ppsim-mtu counts bytes exactly
+# (87-99% of what was sent, by kernel), and -n may send one block more
+# on a slow guest; ppsim-mtu counts bytes exactly
 print(f"# sent {sent}, iperf3 counted {got} at the receiver")
-sys.exit(0 if sent == 16 << 20 else 1)'
+sys.exit(0 if sent >= 16 << 20 else 1)'
 # XDP_TX: frames generated into b's ring bounce back out of the pair into a
 ip netns exec peer $PPCTL xdp attach "$b" --prog tx >/dev/null
 before=$(stat "$a" rx_packets)
