@@ -8,7 +8,8 @@
 # For each NAME (a scenario below), in order: "ppkit-lab: scenario NAME:
 # begin" in the kernel log, the scenario with a limit of SECONDS, "ppkit-lab:
 # scenario NAME: end (exit N)", its output in DIR/NAME.out and "EXIT SECONDS"
-# in DIR/NAME.rc.  Between scenarios, whatever a failed one left behind
+# in DIR/NAME.rc; DIR/NAME.begin appears when it starts (the host's
+# watchdog stops a guest whose scenario overruns its limit).  Between scenarios, whatever a failed one left behind
 # (modules, a network namespace, iperf3) is removed.  tests/lab/run-all.sh
 # judges the results.
 #   pool-selftest     tests/lab/pool-selftest.sh
@@ -17,8 +18,10 @@
 #   ppsim             tests/lab/ppsim.sh
 #   netlink-fuzz      tests/lab/fuzz.sh with FUZZ_SEED (default 1), 20,000
 #                     messages as root and 2,000 as nobody
-#   probe-quiet, probe-splat   the lab's own test (tests/lab/splat-detect.sh):
-#                     nothing, and a WARNING in the kernel log
+#   probe-quiet, probe-splat, probe-stuck   the lab's own test
+#                     (tests/lab/splat-detect.sh): nothing, a WARNING in the
+#                     kernel log, and a scenario its limit cannot end (it
+#                     stops the timeout that runs it), as in a stuck guest
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 dir=$1
@@ -42,10 +45,13 @@ for spec in "$@"; do
 	ppsim) cmd=(tests/lab/ppsim.sh) ;;
 	netlink-fuzz) cmd=(tests/lab/fuzz.sh 20000 2000 "${FUZZ_SEED:-1}") ;;
 	probe-quiet*) cmd=(true) ;;
+	# shellcheck disable=SC2016 # $PPID: the guest's shell's
+	probe-stuck) cmd=(sh -c 'kill -STOP $PPID; sleep 3600') ;;
 	probe-splat) cmd=(sh -c "echo '<4>WARNING: CPU: 0 PID: 1 at ppkit-lab-core-probe' > /dev/kmsg") ;;
 	*) echo "core: unknown scenario '$name'" > "$dir/$name.out"; echo "2 0" > "$dir/$name.rc"; continue ;;
 	esac
 	mark "$name: begin"
+	: > "$dir/$name.begin"
 	t0=$SECONDS
 	timeout -k 10 "$limit" "${cmd[@]}" > "$dir/$name.out" 2>&1
 	rc=$?
