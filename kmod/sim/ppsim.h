@@ -117,6 +117,7 @@ struct ppsim_rxq {
 	unsigned int idx;
 	struct napi_struct napi;
 	call_single_data_t csd;	/* the "interrupt" on irq_cpu */
+	unsigned long irq_sent;	/* bit 0: csd queued, owned by its sender */
 	int irq_cpu;
 
 	/* device side: writers (generator, the peer's xmit) hold dev_lock */

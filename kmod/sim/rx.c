@@ -82,26 +82,44 @@ unsigned int ppsim_dev_write(struct ppsim_rxq *rxq, const void *frame, u32 len,
 	return done;
 }
 
-/* The interrupt handler: runs on the queue's IRQ CPU. */
+/*
+ * The interrupt handler: runs on the queue's IRQ CPU.  The csd is free again
+ * (the core released it before calling us); the barrier orders the release
+ * of irq_sent before NAPI reads the descriptors of a raiser that found the
+ * interrupt pending (it wrote them before its test_and_set_bit()).
+ */
 void ppsim_irq(void *arg)
 {
 	struct ppsim_rxq *rxq = arg;
 
+	clear_bit(0, &rxq->irq_sent);
+	/* irq_sent clear before NAPI reads: pairs with test_and_set_bit() */
+	smp_mb__after_atomic();
 	napi_schedule_irqoff(&rxq->napi);
 }
 
+/*
+ * Raise the queue's interrupt.  Every CPU may raise it (the generator, the
+ * peer's xmit on any queue, NAPI's XDP_TX kick), but a csd may be queued by
+ * one at a time (smp_call_function_single_async() tests and sets its lock
+ * non-atomically: two senders can queue it twice and corrupt the target's
+ * call queue), so irq_sent elects the sender; the others find the
+ * interrupt pending, which is enough.
+ */
 void ppsim_raise_irq(struct ppsim_rxq *rxq)
 {
 	int cpu = READ_ONCE(rxq->irq_cpu);
 
-	if (cpu == raw_smp_processor_id() || !cpu_online(cpu)) {
-		local_bh_disable();
-		napi_schedule(&rxq->napi);
-		local_bh_enable();
-		return;
+	if (cpu != raw_smp_processor_id() && cpu_online(cpu)) {
+		if (test_and_set_bit(0, &rxq->irq_sent))
+			return;
+		if (!smp_call_function_single_async(cpu, &rxq->csd))
+			return;
+		clear_bit(0, &rxq->irq_sent);
 	}
-	/* -EBUSY: the previous interrupt is still pending, which is enough */
-	smp_call_function_single_async(cpu, &rxq->csd);
+	local_bh_disable();
+	napi_schedule(&rxq->napi);
+	local_bh_enable();
 }
 
 /* ---- buffers ------------------------------------------------------------ */

@@ -212,6 +212,7 @@ row netlink-fuzz-random         kernel        -      400  $LAB --smp 2 -- tests/
 row ppsim-mtu                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-mtu.sh
 row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-rss.sh
 row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
+row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/lab/debug-detect.sh
 row ppctld                      tools         -      600  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
 row dkms                        tools:debian  -      900  tests/lab/dkms.sh
