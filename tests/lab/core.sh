@@ -36,6 +36,8 @@ tidy() {
 	done
 	return 0
 }
+# shellcheck disable=SC2016 # $PPID: the probe's shell's (its timeout)
+stuck='kill -STOP $PPID; sleep 3600'
 for spec in "$@"; do
 	name=${spec%%=*} limit=${spec#*=}
 	case $name in
@@ -45,8 +47,7 @@ for spec in "$@"; do
 	ppsim) cmd=(tests/lab/ppsim.sh) ;;
 	netlink-fuzz) cmd=(tests/lab/fuzz.sh 20000 2000 "${FUZZ_SEED:-1}") ;;
 	probe-quiet*) cmd=(true) ;;
-	# shellcheck disable=SC2016 # $PPID: the guest's shell's
-	probe-stuck) cmd=(sh -c 'kill -STOP $PPID; sleep 3600') ;;
+	probe-stuck) cmd=(sh -c "$stuck") ;;
 	probe-splat) cmd=(sh -c "echo '<4>WARNING: CPU: 0 PID: 1 at ppkit-lab-core-probe' > /dev/kmsg") ;;
 	*) echo "core: unknown scenario '$name'" > "$dir/$name.out"; echo "2 0" > "$dir/$name.rc"; continue ;;
 	esac

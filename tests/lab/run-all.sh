@@ -274,7 +274,7 @@ core_boot() {
 		[ -n "$bad" ] && note="forbidden lines outside the scenarios: $(echo "$bad" | head -n 1)"
 		echo "=== lab: core boot: FAIL ($note)"
 		sed 's/^/    /' "$dir/lab.out"
-		result "core boot" FAIL $((SECONDS - t0)) $((core_limit + 120 * SLOW)) "$note; log $dir/dmesg"
+		result "core boot" FAIL $((SECONDS - t0)) $((core_limit + 60 * SLOW)) "$note; log $dir/dmesg"
 	fi
 	for spec in "${core[@]}"; do
 		name=${spec%%=*} limit=${spec#*=}
