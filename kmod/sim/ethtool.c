@@ -22,7 +22,8 @@ static const char * const ppsim_rxq_stats[] = {
 
 static const char * const ppsim_txq_stats[] = { "packets", "bytes", "drops" };
 
-#define PPSIM_NR_PP	ppb_ethtool_stats_count()
+/* the ppkit pools' counters, then the native pools' pages allocated */
+#define PPSIM_NR_PP	(ppb_ethtool_stats_count() + 1)
 #define PPSIM_NR_RXQ	ARRAY_SIZE(ppsim_rxq_stats)
 #define PPSIM_NR_TXQ	ARRAY_SIZE(ppsim_txq_stats)
 
@@ -123,6 +124,7 @@ static void ppsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 	if (sset != ETH_SS_STATS)
 		return;
 	data = ppb_ethtool_stats_strings(data, "");
+	ethtool_sprintf(&data, "rx_native_pages_allocated");
 	for (q = 0; q < priv->num_rx; q++)
 		for (i = 0; i < PPSIM_NR_RXQ; i++)
 			ethtool_sprintf(&data, "rx%u_%s", q, ppsim_rxq_stats[i]);
@@ -148,6 +150,16 @@ static void ppsim_get_ethtool_stats(struct net_device *dev, struct ethtool_stats
 		}
 	}
 	data = ppb_ethtool_stats_fill(&sum, data);
+	/*
+	 * Pages the kernel's own pools took from the page allocator since they
+	 * were built: every kernel of the matrix has this counter, also
+	 * without CONFIG_PAGE_POOL_STATS.
+	 */
+	*data = 0;
+	for (q = 0; priv->rings_up && q < priv->num_rx; q++)
+		if (priv->rxq[q].npp)
+			*data += READ_ONCE(priv->rxq[q].npp->pages_state_hold_cnt);
+	data++;
 
 	for (q = 0; q < priv->num_rx; q++) {
 		struct ppsim_rxq *rxq = &priv->rxq[q];

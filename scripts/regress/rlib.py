@@ -113,8 +113,12 @@ def paired_ratio(a, b):
 class Bench:
     """One regression scenario: variants, runs, report."""
 
-    def __init__(self, name, doc, variants, ratios, metric, unit, runs=5, seconds=3):
+    def __init__(self, name, doc, variants, ratios, metric, unit, runs=5, seconds=3,
+                 metrics=()):
         self.name = name
+        # [(key, label, format)]: more per-run figures a measure() returns
+        # under "metrics" (e.g. allocations per packet): medians reported
+        self.metrics = list(metrics)
         self.doc = doc
         self.variants = variants          # ordered names
         self.ratios = ratios              # [(label, a, b, seed or None, seed_text)]
@@ -168,12 +172,20 @@ class Bench:
                 m = measure(v)
                 self.samples[v].append(m)
                 hit = m.get("hit")
+                more = "".join(f"  {label} {fmt.format(m['metrics'][key])}"
+                               for key, label, fmt in self.metrics
+                               if m.get("metrics", {}).get(key) is not None)
                 log(f"  run {r + 1}/{self.args.runs} {v:>18}: {m['value']:14.1f} {self.unit}"
-                    + (f"  hit {hit * 100:.2f}%" if hit is not None else ""))
+                    + (f"  hit {hit * 100:.2f}%" if hit is not None else "") + more)
 
     def median(self, v, key="value"):
         vals = [s[key] for s in self.samples[v] if s.get(key) is not None]
         return statistics.median(vals) if vals else None
+
+    def metric_median(self, v, key):
+        vals = [s["metrics"][key] for s in self.samples[v]
+                if s.get("metrics", {}).get(key) is not None]
+        return (statistics.median(vals), len(vals)) if vals else (None, 0)
 
     def report(self, notes=()):
         os.makedirs(self.args.out, exist_ok=True)
@@ -186,6 +198,10 @@ class Bench:
             if h is not None:
                 rows.append({"variant": v, "metric": "alloc_hit_rate", "median": h,
                              "runs": len([s for s in self.samples[v] if s.get("hit") is not None])})
+            for key, _, _ in self.metrics:
+                med, n = self.metric_median(v, key)
+                if med is not None:
+                    rows.append({"variant": v, "metric": key, "median": med, "runs": n})
         ratios = {}
         for label, a, b, seed, seed_text in self.ratios:
             ma, mb = self.median(a), self.median(b)
@@ -205,12 +221,17 @@ class Bench:
             f.write("\n")
 
         log(f"\n{self.name}: medians of {self.args.runs} interleaved runs, one boot ({self.unit})")
-        log(f"  {'variant':>18} {'median':>14} {'hit rate':>9}")
+        log(f"  {'variant':>18} {'median':>14} {'hit rate':>9}"
+            + "".join(f" {label:>12}" for _, label, _ in self.metrics))
         for v in self.variants:
             h = self.median(v, "hit")
             m = self.median(v)
+            more = ""
+            for key, _, fmt in self.metrics:
+                med = self.metric_median(v, key)[0]
+                more += f" {fmt.format(med) if med is not None else '-':>12}"
             log(f"  {v:>18} {m if m is not None else float('nan'):14.1f} "
-                + (f"{h * 100:8.2f}%" if h is not None else f"{'-':>9}"))
+                + (f"{h * 100:8.2f}%" if h is not None else f"{'-':>9}") + more)
         log(f"  {'ratio (median of per-run ratios)':>30} {'here':>7} {'seed':>7}")
         for label, r in ratios.items():
             here = f"{r['ratio']:.3f}" if r["ratio"] else "-"

@@ -19,6 +19,7 @@ lifo-fifo       | --smp 2                                    | scripts/regress/l
 tcp-rx-rx       | --smp 2 --mem 2048                         | scripts/regress/tcp-rx --experiment rx
 tcp-rx-sync     | --smp 2 --mem 2048 --append swiotlb=force  | scripts/regress/tcp-rx --experiment sync
 tcp-rx-prefetch | --smp 2 --mem 2048                         | scripts/regress/tcp-rx --experiment prefetch
+tcp-rx-pool     | --smp 2 --mem 2048                         | scripts/regress/tcp-rx --experiment pool
 sync            | --smp 2 --append swiotlb=force             | scripts/regress/sync
 rfc2544         | --smp 2                                    | scripts/regress/rfc2544
 numa            | --smp 2 --numa 2                           | scripts/regress/numa

@@ -13,8 +13,8 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     doc = json.load(open(path))
     if "ratios" not in doc:
         continue
-    samples = {row["variant"]: row.get("samples") for row in doc["rows"]
-               if row["metric"] != "alloc_hit_rate"}
+    # the measured metric's rows carry the samples; the others are medians
+    samples = {row["variant"]: row["samples"] for row in doc["rows"] if "samples" in row}
     for label, r in doc["ratios"].items():
         seed = r.get("seed")
         # the median of per-run ratios (see rlib.paired_ratio)
@@ -36,4 +36,7 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     for row in doc["rows"]:
         if row["metric"] == "alloc_hit_rate":
             print(f"| {doc['name']} | hit rate {row['variant']} | {row['median'] * 100:.3f}% "
+                  f"| | | |")
+        elif "samples" not in row:
+            print(f"| {doc['name']} | {row['metric']} {row['variant']} | {row['median']:.4f} "
                   f"| | | |")
