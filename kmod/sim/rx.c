@@ -521,8 +521,11 @@ static int ppsim_pool_create(struct ppsim_rxq *rxq)
 			.offset = rxq->headroom,
 			.max_len = rxq->max_len,
 		};
-		struct page_pool *pool = page_pool_create(&p);
+		struct page_pool *pool;
 
+		/* the netdev family lists the pool with its device (6.8+) */
+		ppb_pp_params_set_netdev(&p, priv->dev, &rxq->napi);
+		pool = page_pool_create(&p);
 		if (IS_ERR(pool))
 			return PTR_ERR(pool);
 		rxq->npp = pool;

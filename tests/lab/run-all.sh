@@ -23,8 +23,8 @@
 # but the core boot: make test runs the core boot with make check's steps),
 # all, or debug-subset (the rows marked debug: what make test runs on the debug
 # kernel when it is cached; each alone).
-# A row for one kernel only (GROUP:debian, GROUP:debug) on the other kernel
-# is a SKIP with its reason; LAB_DEBUG_RUNS=1 (make test, when the debug
+# A row for one kernel only (GROUP:debian, GROUP:debug, GROUP:6.12) on
+# another kernel is a SKIP with its reason; LAB_DEBUG_RUNS=1 (make test, when the debug
 # subset follows) leaves the debug kernel's own rows, and the debug subset's
 # rows outside the core boot (the race tests), out of a Debian run.  In the
 # debug subset, its core rows share one boot too.
@@ -130,7 +130,7 @@ row() {
 	case $subset in debug | -) ;; *)
 		echo "run-all: $name: unknown subset '$subset'" >&2; exit 2 ;;
 	esac
-	case $only in '' | debian | debug) ;; *)
+	case $only in '' | debian | debug | 5.10 | 6.12) ;; *)
 		echo "run-all: $name: unknown kernel '$only'" >&2; exit 2 ;;
 	esac
 	[[ "$limit" =~ ^[1-9][0-9]*$ ]] || { echo "run-all: $name: bad time limit '$limit'" >&2; exit 2; }
@@ -151,6 +151,8 @@ row() {
 		if [ "$only" = debug ]; then
 			[ "${LAB_DEBUG_RUNS:-0}" = 1 ] && return 0
 			result "$name" SKIP - "$limit" "the debug kernel's own test, and this run boots Debian's kernel (make test-debug; scripts/lab/debug-kernel.sh builds it once)"
+		elif [ "$only" != debian ]; then
+			result "$name" SKIP - "$limit" "runs on the $only lane only (LAB_KERNEL=$only tests/lab/run-all.sh extra): what it tests is not in this kernel"
 		else
 			result "$name" SKIP - "$limit" "installs into Debian's /lib/modules: runs on Debian's kernel (make test)"
 		fi
@@ -214,6 +216,7 @@ row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 153
 row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
 row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/lab/debug-detect.sh
+row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
 row ppctld                      tools         -      600  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
 row dkms                        tools:debian  -      900  tests/lab/dkms.sh
 row lab-exit-status             tools         -      120  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"

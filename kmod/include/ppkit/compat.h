@@ -52,6 +52,29 @@
 #include <net/page_pool.h>
 #endif
 
+/*
+ * The netdev family's page-pool introspection (6.8): the kernel's pools it
+ * lists know their netdev and NAPI (page_pool_params.netdev and .napi; with
+ * .napi the pool also recycles directly where that NAPI runs).  Its uapi
+ * header (in <linux/netdevice.h> since 6.3) names the family's multicast
+ * group for pools from then on.
+ */
+#ifdef NETDEV_MCGRP_PAGE_POOL
+#define PPB_HAVE_PP_NETDEV	1
+static inline void ppb_pp_params_set_netdev(struct page_pool_params *p, struct net_device *dev,
+					    struct napi_struct *napi)
+{
+	p->netdev = dev;
+	p->napi = napi;
+}
+#else
+#define PPB_HAVE_PP_NETDEV	0
+static inline void ppb_pp_params_set_netdev(struct page_pool_params *p, struct net_device *dev,
+					    struct napi_struct *napi)
+{
+}
+#endif
+
 /* A dump's parsed attributes: in genl_dumpit_info's own genl_info since 6.2. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #define ppb_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->info.attrs)
