@@ -9,7 +9,8 @@
 # all lists both kinds with the right device, queue count and NAPI ids;
 # stats say what the kernel cannot count (Debian's 6.12 has
 # CONFIG_PAGE_POOL_STATS off) and still give ppkit's; ppctld samples both and
-# /metrics has series for both sources; a pool of simA goes from the
+# /metrics has the pages in flight of both (the netdev family's own
+# attribute, for the kernel's pools); a pool of simA goes from the
 # netdev family's list when simA goes down.  On a kernel without the netdev
 # family's page-pool commands (5.10, 6.1) every check is a SKIP.
 set -u
@@ -59,10 +60,10 @@ else
 	$PPCTLD -f --config /dev/null --source all --interval 1s --listen 127.0.0.1:9105 --socket none > build/lab/ppctld-netdev.log 2>&1 &
 	d=$!
 	metrics() { python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:9105/metrics", timeout=5).read().decode())' 2> /dev/null; }
-	series() { echo "$m" | grep -v '^#' | grep "source=\"$1\"" | grep -q "device=\"$2\""; }
+	series() { echo "$m" | grep "^ppkit_pool_inflight_pages{" | grep "source=\"$1\"" | grep -q "device=\"$2\""; }
 	both() { m=$(metrics) && series netdev "$a" && series ppkit "$b"; }
-	check "ppctld /metrics: series for $a's pools (netdev) and $b's (ppkit)" wait_for 20 both
-	metrics | grep -v '^#' | grep "device=\"$a\"" | head -n 6 | sed 's/^/# /'
+	check "ppctld /metrics: pages in flight of $a's pools (netdev) and $b's (ppkit)" wait_for 20 both
+	metrics | grep "^ppkit_pool_inflight" | grep "device=\"$a\"" | sed 's/^/# /'
 	kill "$d"
 	wait "$d" 2> /dev/null
 	ip link set "$a" down

@@ -3,6 +3,7 @@
 // textfile it writes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -286,6 +287,44 @@ TEST_CASE("metrics: a counter a backend does not report is left out", "[ppctld][
 	CHECK(of_pool(all, "ppkit_pool_recycle_ring_total", 1)->value == 678);
 	CHECK_FALSE(of_pool(all, "ppkit_pool_pages_from_cache_total", 1));
 	CHECK_FALSE(of_pool(all, "ppkit_pool_inflight_pages", 1));
+}
+
+TEST_CASE("metrics: pages in flight of a pool without statistics", "[ppctld][metrics]")
+{
+	// Debian's 6.12: the netdev family lists pools with their in-flight
+	// pages but has no page-pool-stats-get (CONFIG_PAGE_POOL_STATS=n).
+	Config c;
+	Store store(c, std::chrono::steady_clock::now(), 1);
+	ppkit::Pool p = pool(3, Source::Netdev, "", 2, "sim0", std::nullopt);
+	p.inflight = 256;
+	p.inflight_mem = 256 * 4096;
+	ppkit::Pool q = pool(4, Source::Netdev, "", 2, "sim0", std::nullopt);
+	q.inflight = 7;
+	store.on_backend_up(Source::Netdev);
+	store.on_pools(Source::Netdev, {p, q});
+	// pool 4 has statistics after all: its own gauge wins, once
+	ppkit::Stats s;
+	s.pool_id = 4;
+	s.set(Counter::Inflight, 9);
+	store.on_stats(Source::Netdev, {s}, std::chrono::steady_clock::now(), 1);
+	store.publish();
+	auto all = samples(exposition(*store.snapshot()));
+
+	const Line *pages = of_pool(all, "ppkit_pool_inflight_pages", 3);
+	REQUIRE(pages);
+	CHECK(pages->value == 256);
+	CHECK(pages->labels.at("source") == "netdev");
+	CHECK(pages->labels.at("device") == "sim0");
+	const Line *bytes = of_pool(all, "ppkit_pool_inflight_bytes", 3);
+	REQUIRE(bytes);
+	CHECK(bytes->value == 256 * 4096);
+	auto four = named(all, "ppkit_pool_inflight_pages");
+	CHECK(std::count_if(four.begin(), four.end(),
+			    [](const Line &l) { return l.labels.at("pool") == "4"; }) == 1);
+	const Line *p4 = of_pool(all, "ppkit_pool_inflight_pages", 4);
+	REQUIRE(p4);
+	CHECK(p4->value == 9);
+	CHECK_FALSE(of_pool(all, "ppkit_pool_inflight_bytes", 4));
 }
 
 TEST_CASE("metrics: rates once there are two samples", "[ppctld][metrics]")

@@ -105,11 +105,19 @@ std::vector<MetricFamily> metric_families(const Snapshot &s)
 			    "1 while an alert rule fires for the pool (rule: low-hit-rate, leak-suspect).",
 			    MetricType::Gauge);
 
+	const std::size_t inflight = ppkit::index(ppkit::Counter::Inflight);
+	const std::size_t inflight_mem = ppkit::index(ppkit::Counter::InflightMem);
 	for (const Row &r : s.rows) {
 		auto labels = pool_labels(r.pool);
 		for (std::size_t i = 0; i < ppkit::kCounterCount; i++)
 			if (r.stats.present.test(i))
 				add(counters[i], labels, static_cast<double>(r.stats.values[i]));
+		// Without page_pool statistics (CONFIG_PAGE_POOL_STATS=n) the
+		// netdev family still reports a pool's pages in flight.
+		if (!r.stats.present.test(inflight) && r.pool.inflight)
+			add(counters[inflight], labels, static_cast<double>(*r.pool.inflight));
+		if (!r.stats.present.test(inflight_mem) && r.pool.inflight_mem)
+			add(counters[inflight_mem], labels, static_cast<double>(*r.pool.inflight_mem));
 		if (r.hit)
 			add(hit, labels, *r.hit);
 		if (r.recycle)
