@@ -4,9 +4,12 @@
 #   make check      the fast tier, for every change (<= 10 minutes warm): builds,
 #                   unit tests, static checks, docs, the lab's core boot
 #   make test       deps + build + every test (what CI runs), with a summary table
+#   make test-matrix  every lab scenario on every kernel of the matrix (5.10, 6.1,
+#                   6.12), one table of scenario x kernel
 #   make soak       what measures rather than tests: the race tests for hours, 50
 #                   reload cycles, ppctld's two minutes, the Orange Pi's 150 s
-#   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json,
+#   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json
+#                   (KVER=5.10|6.12: on that kernel -> pool-LINE.json),
 #                   ppctld's CPU with 1,000 pools -> build/bench/ppctld-cpu.json,
 #                   ppctl's time over 1,000 pools
 #   make regress    the seeds' experiments on ppsim, one boot each -> build/regress/
@@ -75,7 +78,7 @@ MOD_ARGS := ARCH=$(MOD_ARCH) CROSS_COMPILE=$(CROSS_COMPILE)
 endif
 TOOLS_BUILD := $(BUILD)/tools
 
-.PHONY: all modules tools test-unit deps run test test-kernel bench regress check static clean help \
+.PHONY: all modules tools test-unit deps run test test-matrix test-kernel bench regress check static clean help \
 	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-asan test-stress test-debug modules-debug install uninstall dist-board soak
 
 all: modules tools
@@ -146,6 +149,12 @@ export DEBUG_LANE
 test:
 	tests/tier/run.sh test
 
+# Every lab scenario on every line of the kernel matrix (6.1, then
+# scripts/lab/kernels' lines), each line with its modules, and one table of
+# scenario x kernel (tests/tier/matrix.sh; results in build/results/).
+test-matrix: deps tools
+	tests/tier/matrix.sh
+
 # What measures rather than tests, each the long form of a short check in
 # make test: the race tests at soak strength (tests/lab/race.sh: 10^7
 # statistics reads during refills, 10^5 destroy rounds of each return race,
@@ -172,10 +181,11 @@ test-drivers:
 	$(MAKE) tools ARCH=arm
 	tests/drivers/run.sh
 
+# KVER=5.10|6.12: the same in a guest booting that line of the kernel matrix
 bench: modules tools
-	scripts/bench/pool-bench.sh
-	scripts/bench/ppctld-cpu.sh
-	scripts/lab/run --smp 2 -- tests/lab/ppctl-e2e.sh
+	LAB_KERNEL=$(or $(KLINE),debian) scripts/bench/pool-bench.sh
+	LAB_KERNEL=$(or $(KLINE),debian) scripts/bench/ppctld-cpu.sh
+	LAB_KERNEL=$(or $(KLINE),debian) scripts/lab/run --smp 2 -- tests/lab/ppctl-e2e.sh
 
 regress: deps
 	$(MAKE) modules

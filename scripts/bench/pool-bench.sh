@@ -4,6 +4,8 @@
 #
 #   scripts/bench/pool-bench.sh          (from anywhere; `make modules` first)
 #   RUNS=9 LOOPS=400000 scripts/bench/pool-bench.sh
+#   LAB_KERNEL=5.10 scripts/bench/pool-bench.sh   (another line of the kernel
+#       matrix: `make modules KVER=5.10` first; writes pool-5.10.json/.log)
 #
 # RUNS and LOOPS, when set, are passed to pp_bench.ko as runs= and loops=.
 # Prints the kernel release, the exact lab command, every pp_bench line from
@@ -16,21 +18,29 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO" || exit 1
 
-KVER=$(scripts/lab/kver) || exit 1
+# KVER and LAB_KMOD_DIR (where the modules for that kernel are; the guest
+# sees them at kmod/) for LAB_KERNEL, the default 6.1 when unset
+. scripts/lab/lib.sh
+lab_kernel || exit 1
+LINE=${LAB_KERNEL:-}
+[ "$LINE" = debian ] && LINE=
 OUT=$REPO/build/bench
-JSON=$OUT/pool.json
-LOG=$OUT/pool.log
+JSON=$OUT/pool${LINE:+-$LINE}.json
+LOG=$OUT/pool${LINE:+-$LINE}.log
 POOL_KO=kmod/pool/pp_backport.ko
 BENCH_KO=kmod/bench/pp_bench.ko
+MAKE_HINT="make modules${LINE:+ KVER=$LINE}"
+[ "$LINE" = debug ] && MAKE_HINT="make modules-debug"
 
 for ko in "$POOL_KO" "$BENCH_KO"; do
-	if [ ! -f "$ko" ]; then
-		echo "pool-bench: $ko missing: run 'make modules' first" >&2
+	host=$LAB_KMOD_DIR/${ko#kmod/}
+	if [ ! -f "$host" ]; then
+		echo "pool-bench: $host missing: run '$MAKE_HINT' first" >&2
 		exit 1
 	fi
-	vm=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)
+	vm=$(modinfo -F vermagic "$host" 2>/dev/null | cut -d' ' -f1)
 	if [ "$vm" != "$KVER" ]; then
-		echo "pool-bench: $ko is built for '$vm', the lab boots '$KVER': run 'make modules'" >&2
+		echo "pool-bench: $host is built for '$vm', the lab boots '$KVER': run '$MAKE_HINT'" >&2
 		exit 1
 	fi
 done

@@ -4,6 +4,7 @@
 #
 #   scripts/bench/ppctld-cpu.sh          (`make modules tools` first; part of `make bench`)
 #   WINDOWS=5 WINDOW=30 POOLS=1000 scripts/bench/ppctld-cpu.sh
+#   LAB_KERNEL=5.10 scripts/bench/ppctld-cpu.sh  (`make modules KVER=5.10`)
 #
 # Prints every window and the median as % of one core, and writes
 # build/bench/ppctld-cpu.json:
@@ -15,12 +16,18 @@
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO" || exit 1
+# LAB_KERNEL=5.10|6.12: that line of the kernel matrix, its modules in
+# build/kmod-LINE (the guest sees them at kmod/); -LINE.json/.log
+LINE=${LAB_KERNEL:-}
+[ "$LINE" = debian ] && LINE=
+KMOD=kmod
+[ -n "$LINE" ] && KMOD=build/kmod-$LINE
 OUT=$REPO/build/bench
-LOG=$OUT/ppctld-cpu.log
-JSON=$OUT/ppctld-cpu.json
+LOG=$OUT/ppctld-cpu${LINE:+-$LINE}.log
+JSON=$OUT/ppctld-cpu${LINE:+-$LINE}.json
 
-for f in kmod/pool/pp_backport.ko kmod/tests/pp_poolgen.ko build/bin/ppctld; do
-	[ -e "$f" ] || { echo "ppctld-cpu: $f missing: run 'make modules tools' first" >&2; exit 1; }
+for f in $KMOD/pool/pp_backport.ko $KMOD/tests/pp_poolgen.ko build/bin/ppctld; do
+	[ -e "$f" ] || { echo "ppctld-cpu: $f missing: run 'make modules tools${LINE:+ KVER=$LINE}' first" >&2; exit 1; }
 done
 for v in POOLS WINDOW WINDOWS; do
 	val=${!v:-}
