@@ -10,7 +10,9 @@
 #   the docs, and the lab's core boot (tests/lab/run-all.sh core: the core
 #   scenarios in one guest), which runs while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
-#   matrix, static checks, load tests, the Orange Pi PC), the board tarballs,
+#   matrix, static checks, load tests, the Orange Pi PC), the core boot also
+#   on the kernel matrix's other lines (5.10, 6.12: scripts/lab/kernels;
+#   after 6.1's, beside the host steps and the drivers), the board tarballs,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra: the
 #   race tests, a random-seed fuzz, ppctld, DKMS, the stress suite) and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
@@ -31,14 +33,34 @@ export PPKIT_RESULTS=$PWD/$RUN/results.tsv
 T0=$SECONDS
 step() { tests/tier/step.sh "$@"; }
 
-# bg NAME STEP-ARGS...: a step in the background, its output shown when it ends
+# bg NAME STEP-ARGS...: a step in the background, its output shown when it
+# ends; bgrun NAME COMMAND...: the same for a command (e.g. several steps)
 bgpids=() bgnames=()
-bg() {
+bgrun() {
 	local name=$1
 	shift
 	echo "=== $name: in the background (its output follows when it ends)"
-	step "$@" > "$RUN/$name.out" 2>&1 &
+	"$@" > "$RUN/$name.out" 2>&1 &
 	bgpids+=($!) bgnames+=("$name")
+}
+bg() {
+	local name=$1
+	shift
+	bgrun "$name" step "$@"
+}
+
+# The lab's core boot on 6.1, then (make test) on the kernel matrix's other
+# lines, each with its modules: one guest after the other, never two at
+# once (the scenarios share files under build/lab), beside the host steps.
+LINES=()
+[ "$TIER" = test ] && mapfile -t LINES < <(scripts/lab/kernels.sh --lines)
+core_boots() {
+	local line
+	step --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
+	for line in "${LINES[@]}"; do
+		step "build-modules-$line" host 900 make --no-print-directory modules KVER="$line" &&
+			step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" tests/lab/run-all.sh core
+	done
 }
 bgwait() {
 	local i
@@ -58,19 +80,19 @@ if [ "$TIER" = test ]; then
 fi
 step build-modules host 900 make --no-print-directory modules
 step build-tools host 1800 make --no-print-directory tools
-bg lab-core --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
+bgrun lab-core core_boots
 step unit host 600 tests/tier/unit.sh build/tools/tests/unit/ppkit-unit-tests
 step static-kernel host 900 tests/kernel/static-checks.sh
 step shellcheck host 300 tests/tier/shellcheck.sh
 step docs host 600 env DOCS_REQUIRE_BINARIES=1 tests/docs/run.sh
 if [ "$TIER" = test ]; then
 	step asan host 1800 make --no-print-directory test-asan
+	step build-tools-arm host 1800 make --no-print-directory tools ARCH=arm
+	step --rows drivers host 4800 tests/drivers/run.sh
 fi
 bgwait
 
 if [ "$TIER" = test ]; then
-	step build-tools-arm host 1800 make --no-print-directory tools ARCH=arm
-	step --rows drivers host 4800 tests/drivers/run.sh
 	# The board tarballs check no timing: with the debug subset, whose
 	# checks time nothing either, they run beside it.
 	if debug_subset; then

@@ -1,0 +1,34 @@
+#!/bin/bash
+# make test-matrix: every lab scenario (tests/lab/run-all.sh all) on 6.1 and
+# on each line of the kernel matrix (scripts/lab/kernels), each line with its
+# own modules (make modules KVER=LINE), then one summary with the table of
+# scenario x kernel (tests/tier/summary.py --matrix).
+#
+#   tests/tier/matrix.sh [LINE...]     default: 6.1 and every line
+#
+# Results and logs: build/results/matrix-<date>-<pid>/ (matrix-last links to
+# the last run).  Exits non-zero if a scenario failed on any kernel.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+RUN=build/results/matrix-$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$RUN"
+ln -sfn "$(realpath "$RUN")" build/results/matrix-last
+export PPKIT_RESULTS=$PWD/$RUN/results.tsv
+: > "$PPKIT_RESULTS"
+lines=("$@")
+if [ ${#lines[@]} -eq 0 ]; then
+	lines=(6.1)
+	mapfile -t -O 1 lines < <(scripts/lab/kernels.sh --lines)
+fi
+T0=$SECONDS
+for line in "${lines[@]}"; do
+	if [ "$line" = 6.1 ]; then
+		tests/tier/step.sh build-modules host 900 make --no-print-directory modules &&
+			tests/tier/step.sh --rows lab "debian 6.1" 7200 env LAB_KERNEL=debian tests/lab/run-all.sh all
+	else
+		tests/tier/step.sh "build-modules-$line" host 900 make --no-print-directory modules KVER="$line" &&
+			tests/tier/step.sh --rows "lab-$line" "debian $line" 7200 env LAB_KERNEL="$line" tests/lab/run-all.sh all
+	fi
+done
+echo "=== make test-matrix: $((SECONDS - T0)) s"
+python3 tests/tier/summary.py "$PPKIT_RESULTS" --title "make test-matrix" --matrix
