@@ -100,10 +100,30 @@ for r in 64 1024 256; do
 	check "ethtool -G rx $r under traffic" ethtool -G "$dev" rx $r
 done
 check "ethtool -g shows the new size" sh -c "ethtool -g $dev | grep -A5 Current | grep -q 'RX:.*256'"
+# 5.10 under TCG: twice (once in make test's 5.10 core boot) the guest
+# livelocked when the XDP dispatcher was patched (text_poke_bp) while CPU 0
+# ran it at line rate: soft lockups with CPU 0 at bpf_dispatcher_xdp_func+0
+# and +1 for minutes (Documentation/kernels.rst).  There the program goes
+# on and off with the generator paused.
+xdp_live=1
+case $(uname -r) in 5.10.*) xdp_live=0 ;; esac
 for i in 1 2; do
-	check "xdp attach drop under traffic ($i)" $PPCTL xdp attach "$dev" --prog drop
+	if [ $xdp_live = 1 ]; then
+		check "xdp attach drop under traffic ($i)" $PPCTL xdp attach "$dev" --prog drop
+		sleep 1
+		check "xdp detach under traffic ($i)" $PPCTL xdp detach "$dev"
+		continue
+	fi
+	why="5.10 under TCG livelocks on the XDP dispatcher patched under line-rate traffic (Documentation/kernels.rst): attached with the generator paused instead"
+	skip "xdp attach drop under traffic ($i)" "$why"
+	skip "xdp detach under traffic ($i)" "$why"
+	$PPCTL sim gen stop "$dev" > /dev/null
+	check "xdp attach drop, generator paused ($i)" $PPCTL xdp attach "$dev" --prog drop
+	$PPCTL sim gen start "$dev" --size 64 --ethertype 0x88b6 > /dev/null
 	sleep 1
-	check "xdp detach under traffic ($i)" $PPCTL xdp detach "$dev"
+	$PPCTL sim gen stop "$dev" > /dev/null
+	check "xdp detach, generator paused ($i)" $PPCTL xdp detach "$dev"
+	$PPCTL sim gen start "$dev" --size 64 --ethertype 0x88b6 > /dev/null
 done
 check "XDP_DROP counted" test "$(ethstat "$dev" rx0_xdp_drop)" -gt 0
 check "rx_pp_alloc_fast counts in ethtool -S" test "$(ethstat "$dev" rx_pp_alloc_fast)" -gt 0
