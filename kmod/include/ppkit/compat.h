@@ -60,7 +60,6 @@
  * group for pools from then on.
  */
 #ifdef NETDEV_MCGRP_PAGE_POOL
-#define PPB_HAVE_PP_NETDEV	1
 static inline void ppb_pp_params_set_netdev(struct page_pool_params *p, struct net_device *dev,
 					    struct napi_struct *napi)
 {
@@ -68,7 +67,6 @@ static inline void ppb_pp_params_set_netdev(struct page_pool_params *p, struct n
 	p->napi = napi;
 }
 #else
-#define PPB_HAVE_PP_NETDEV	0
 static inline void ppb_pp_params_set_netdev(struct page_pool_params *p, struct net_device *dev,
 					    struct napi_struct *napi)
 {
