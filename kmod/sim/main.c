@@ -69,6 +69,11 @@ module_param_cb(gen_flows, &ppsim_flows_ops, &ppsim_gen_flows, 0644);
 MODULE_PARM_DESC(gen_flows,
 		 "UDP flows (source ports) of generators started from now on, 1..4096: RSS spreads them");
 
+bool ppsim_xdp_dispatcher = true;
+module_param_named(xdp_dispatcher, ppsim_xdp_dispatcher, bool, 0644);
+MODULE_PARM_DESC(xdp_dispatcher,
+		 "call XDP programs through the kernel's XDP dispatcher (N: an indirect call; the lab sets N under QEMU TCG)");
+
 static struct platform_device *ppsim_pdev;
 struct device *ppsim_dmadev;
 LIST_HEAD(ppsim_devs);

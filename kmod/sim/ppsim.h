@@ -246,6 +246,7 @@ void ppsim_buf_free(struct ppsim_rxq *rxq, struct page *page, dma_addr_t dma,
 
 /* gen.c */
 extern unsigned int ppsim_gen_flows;
+extern bool ppsim_xdp_dispatcher;
 void ppsim_gen_kick(struct ppsim_priv *priv);
 int ppsim_gen_start(struct ppsim_priv *priv, const struct ppsim_gen *req,
 		    struct netlink_ext_ack *extack);

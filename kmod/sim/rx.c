@@ -363,7 +363,10 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i,
 
 		xdp_init_buff(&xdp, PAGE_SIZE << rxq->order, &rxq->xdp_rxq);
 		xdp_prepare_buff(&xdp, va, off, len, false);
-		act = bpf_prog_run_xdp(prog, &xdp);
+		if (likely(READ_ONCE(ppsim_xdp_dispatcher)))
+			act = bpf_prog_run_xdp(prog, &xdp);
+		else
+			act = ppb_bpf_prog_run(prog, &xdp);
 		/* what the device may have to sync back: all the CPU touched */
 		used = max_t(unsigned int, off + len, xdp.data_end - xdp.data_hard_start) -
 		       rxq->headroom;

@@ -227,6 +227,15 @@ static inline void xdp_prepare_buff(struct xdp_buff *xdp, unsigned char *hard_st
 	bpf_warn_invalid_xdp_action(dev, prog, act)
 #endif
 
+/* A program run without the XDP dispatcher: BPF_PROG_RUN() became the
+ * function bpf_prog_run() in 5.15.
+ */
+#ifdef BPF_PROG_RUN
+#define ppb_bpf_prog_run(prog, ctx)	BPF_PROG_RUN(prog, ctx)
+#else
+#define ppb_bpf_prog_run(prog, ctx)	bpf_prog_run(prog, ctx)
+#endif
+
 /* xdp_rxq_info_reg() takes the NAPI id since 5.11. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
 #define ppb_xdp_rxq_info_reg(rxq, dev, queue, napi_id)	xdp_rxq_info_reg(rxq, dev, queue)
