@@ -301,6 +301,12 @@ core_boot() {
 				echo "$bad" | sed 's/^/    lab: forbidden: /'
 				note="${note:+$note; }forbidden line: $(echo "$bad" | head -n 1)"
 			fi
+		elif [ -f "$dir/$name.begin" ]; then
+			# the guest died in it: say what the kernel said last
+			secs=0 note="did not finish: the guest stopped in it (core boot: lab exit $rc)"
+			bad=$(echo "$dmesg" | awk -v n="$name" 'index($0, "ppkit-lab: scenario " n ": begin") { s = 1; next } s' |
+				grep -aE "$LAB_FORBIDDEN" | head -n 1)
+			[ -n "$bad" ] && note="$note: $bad"
 		else
 			secs=0 note="did not run: the guest stopped before it (core boot: lab exit $rc)"
 		fi
