@@ -285,7 +285,9 @@ def lab_modules():
     if "pp_backport " not in mods:
         sh(f"insmod {REPO}/kmod/pool/pp_backport.ko")
     if "ppsim " not in mods:
-        sh(f"insmod {REPO}/kmod/sim/ppsim.ko devs=0")
+        # the lab under TCG: XDP without the dispatcher (scripts/lab/run)
+        disp = os.environ.get("PPSIM_XDP_DISPATCHER", "Y")
+        sh(f"insmod {REPO}/kmod/sim/ppsim.ko devs=0 xdp_dispatcher={disp}")
 
 
 def sim_add(pair=False, rx_queues=1, ring=256):

@@ -21,7 +21,7 @@ log0=$(dmesg | wc -l)
 
 ppsim_load() {
 	insmod "$KMOD/pool/pp_backport.ko" lend_timeout_ms=600000 &&
-		insmod "$KMOD/sim/ppsim.ko" devs=0
+		insmod "$KMOD/sim/ppsim.ko" devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
 }
 
 quiet() { "$@" > /dev/null; }

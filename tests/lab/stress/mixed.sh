@@ -26,7 +26,7 @@ ncpu=$(nproc)
 echo "# $ncpu CPUs, $DUR s"
 
 insmod kmod/pool/pp_backport.ko
-insmod kmod/sim/ppsim.ko devs=0
+insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
 ip link set lo up
 sim_sink_dev 10.83.0.1 --rx-queues 4 --ring-size 256
 $PPCTL sim add --pair --rx-queues 2 --tx-queues 2 > "$T/pair"
