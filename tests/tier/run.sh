@@ -11,8 +11,8 @@
 #   scenarios in one guest), which runs while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
 #   matrix, static checks, load tests, the Orange Pi PC), the core boot also
-#   on 6.12 (TEST_LINES, lines of scripts/lab/kernels; after 6.1's, beside
-#   the host steps and the drivers), the board tarballs,
+#   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after 6.1's,
+#   beside the host steps and the drivers), the board tarballs,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra: the
 #   race tests, a random-seed fuzz, ppctld, DKMS, the stress suite) and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
@@ -52,10 +52,10 @@ bg() {
 # The lab's core boot on 6.1, then (make test) on other lines of the kernel
 # matrix, each with its modules: one guest after the other, never two at
 # once (the scenarios share files under build/lab), beside the host steps.
-# TEST_LINES (default 6.12): which lines; 5.10's core boot (177 s alone)
-# does not fit make test's budget beside 6.12's (129 s): make test-matrix.
+# TEST_LINES (default "6.12 5.10"): which lines; make test-matrix runs
+# every scenario on every line.
 LINES=()
-[ "$TIER" = test ] && read -ra LINES <<< "${TEST_LINES-6.12}"
+[ "$TIER" = test ] && read -ra LINES <<< "${TEST_LINES-6.12 5.10}"
 core_boots() {
 	local line
 	step --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
