@@ -10,7 +10,8 @@
 # stats say what the kernel cannot count (Debian's 6.12 has
 # CONFIG_PAGE_POOL_STATS off) and still give ppkit's; ppctld samples both and
 # /metrics has the pages in flight of both (the netdev family's own
-# attribute, for the kernel's pools); a pool of simA goes from the
+# attribute, for the kernel's pools), and ppctl top and history through it
+# show the kernel's pools too; a pool of simA goes from the
 # netdev family's list when simA goes down.  On a kernel without the netdev
 # family's page-pool commands (5.10, 6.1) every check is a SKIP.
 set -u
@@ -39,7 +40,8 @@ if ! $PPCTL --source netdev list > build/lab/netdev-list.txt 2>&1; then
 	why="no page-pool commands in this kernel's netdev family ($(uname -r); they came in 6.8): $(head -n 1 build/lab/netdev-list.txt)"
 	for w in "netdev family lists the native pools" "ppkit pools listed beside them" \
 		"stats: a note for the netdev pools, numbers for ppkit's" \
-		"ppctld /metrics: series for both sources" "native pools leave the list when the device goes down"; do
+		"ppctld /metrics: series for both sources" "ppctl top (from ppctld): both sources" \
+		"ppctl history --source netdev (from ppctld)" "native pools leave the list when the device goes down"; do
 		skip "$w" "$why"
 	done
 else
@@ -57,13 +59,33 @@ else
 		check "stats: a note for the netdev pools, numbers for ppkit's" \
 			sh -c "[ $rc -eq 0 ] && grep -q 'no page_pool stats' build/lab/netdev-stats.txt && grep -q '$b' build/lab/netdev-stats.txt"
 	fi
-	$PPCTLD -f --config /dev/null --source all --interval 1s --listen 127.0.0.1:9105 --socket none > build/lab/ppctld-netdev.log 2>&1 &
+	S=/run/ppctld-netdev.sock
+	$PPCTLD -f --config /dev/null --source all --interval 1s --listen 127.0.0.1:9105 --socket $S > build/lab/ppctld-netdev.log 2>&1 &
 	d=$!
 	metrics() { python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:9105/metrics", timeout=5).read().decode())' 2> /dev/null; }
 	series() { echo "$m" | grep "^ppkit_pool_inflight_pages{" | grep "source=\"$1\"" | grep -q "device=\"$2\""; }
 	both() { m=$(metrics) && series netdev "$a" && series ppkit "$b"; }
 	check "ppctld /metrics: pages in flight of $a's pools (netdev) and $b's (ppkit)" wait_for 20 both
 	metrics | grep "^ppkit_pool_inflight" | grep "device=\"$a\"" | sed 's/^/# /'
+	# ppctl top and history through ppctld: the kernel's pools beside ppkit's
+	$PPCTL --json top -n 1 --socket $S > build/lab/netdev-top.json 2>&1
+	check "ppctl top (from ppctld): $a's pools as netdev, $b's as ppkit" python3 - "$a" "$b" build/lab/netdev-top.json <<'PY'
+import json, sys
+a, b, path = sys.argv[1:]
+f = json.loads(open(path).read().splitlines()[-1])
+assert f["from"] == "ppctld", f["from"]
+got = sorted((p["ifname"], p["source"]) for p in f["pools"] if p["ifname"] in (a, b))
+print("# top:", got)
+assert got == sorted([(a, "netdev")] * 2 + [(b, "ppkit")] * 2), got
+assert all(p["inflight"] for p in f["pools"] if p["ifname"] == a), f["pools"]
+PY
+	nid=$($PPCTL --source netdev --json list | python3 -c '
+import json, sys
+print(min(p["id"] for p in json.load(sys.stdin)["pools"] if p.get("ifname") == sys.argv[1]))' "$a")
+	hist() { $PPCTL --source netdev --json history "$nid" --socket $S > build/lab/netdev-hist.json 2>&1 &&
+		python3 -c 'import json, sys; sys.exit(len(json.load(open(sys.argv[1]))["points"]) < 2)' build/lab/netdev-hist.json; }
+	check "ppctl history --source netdev $nid (from ppctld): points" wait_for 10 hist
+	head -c 400 build/lab/netdev-hist.json | sed 's/^/# /'; echo
 	kill "$d"
 	wait "$d" 2> /dev/null
 	ip link set "$a" down
