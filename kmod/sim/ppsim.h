@@ -199,6 +199,7 @@ struct ppsim_priv {
 };
 
 extern struct device *ppsim_dmadev;
+extern bool ppsim_xdp_dispatcher;
 extern const struct net_device_ops ppsim_netdev_ops;
 extern const struct ethtool_ops ppsim_ethtool_ops;
 extern struct list_head ppsim_devs;
@@ -246,7 +247,6 @@ void ppsim_buf_free(struct ppsim_rxq *rxq, struct page *page, dma_addr_t dma,
 
 /* gen.c */
 extern unsigned int ppsim_gen_flows;
-extern bool ppsim_xdp_dispatcher;
 void ppsim_gen_kick(struct ppsim_priv *priv);
 int ppsim_gen_start(struct ppsim_priv *priv, const struct ppsim_gen *req,
 		    struct netlink_ext_ack *extack);
