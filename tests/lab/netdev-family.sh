@@ -68,7 +68,7 @@ else
 	check "ppctld /metrics: pages in flight of $a's pools (netdev) and $b's (ppkit)" wait_for 20 both
 	metrics | grep "^ppkit_pool_inflight" | grep "device=\"$a\"" | sed 's/^/# /'
 	# ppctl top and history through ppctld: the kernel's pools beside ppkit's
-	$PPCTL --json top -n 1 --socket $S > build/lab/netdev-top.json 2>&1
+	$PPCTL --source all --json top -n 1 --socket $S > build/lab/netdev-top.json 2>&1
 	check "ppctl top (from ppctld): $a's pools as netdev, $b's as ppkit" python3 - "$a" "$b" build/lab/netdev-top.json <<'PY'
 import json, sys
 a, b, path = sys.argv[1:]

@@ -241,6 +241,50 @@ TEST_CASE("store: the full list retires the pools missing from it", "[ppctld][st
 	CHECK(f.store.gone_pools() == 4);
 }
 
+TEST_CASE("store: a source without statistics is sampled from its pool list",
+	  "[ppctld][store]")
+{
+	// Linux with CONFIG_PAGE_POOL_STATS=n: the netdev family lists pools
+	// and their pages in flight, and no counters.
+	Fixture f;
+	auto native = [](std::uint32_t id, std::uint64_t inflight) {
+		ppkit::Pool p = pool(id, 7, Source::Netdev);
+		p.inflight = inflight;
+		p.inflight_mem = inflight * 4096;
+		return p;
+	};
+	f.store.on_gauges(Source::Netdev, {native(3, 100), native(4, 0)}, f.at(1), f.realtime(1));
+	f.store.on_gauges(Source::Netdev, {native(3, 140), native(4, 0)}, f.at(2), f.realtime(2));
+
+	auto pts = f.points(3, Source::Netdev);
+	REQUIRE(pts.size() == 2);
+	CHECK(pts[0].inflight == 100);
+	CHECK(pts[1].inflight == 140);
+	CHECK(pts[1].t_ds == 20);
+	CHECK(std::isnan(pts[1].hit));
+	CHECK(std::isnan(pts[1].recycle));
+	CHECK(std::isnan(pts[1].alloc_per_s));
+
+	const Row *r = f.row(3, Source::Netdev);
+	REQUIRE(r);
+	CHECK(r->pool.inflight == std::optional<std::uint64_t>(140));
+	CHECK(r->stats.opt(Counter::Inflight) == std::optional<std::uint64_t>(140));
+	CHECK(r->stats.opt(Counter::InflightMem) == std::optional<std::uint64_t>(140 * 4096));
+	CHECK_FALSE(r->stats.has(Counter::PagesFromCache));
+	CHECK_FALSE(r->hit);
+	CHECK(r->realtime_ns == f.realtime(2));
+
+	// The list is the full list: a pool missing from it is gone, and a
+	// pool of the other source is left alone.
+	f.store.on_pools(Source::Ppkit, {pool(1)});
+	f.store.on_gauges(Source::Netdev, {native(3, 10)}, f.at(3), f.realtime(3));
+	f.store.publish();
+	CHECK(ids(*f.store.snapshot(), Source::Netdev) == std::vector<std::uint32_t>{3});
+	CHECK(ids(*f.store.snapshot(), Source::Ppkit) == std::vector<std::uint32_t>{1});
+	CHECK(f.points(4, Source::Netdev).size() == 2);
+	CHECK(f.points(3, Source::Netdev).size() == 3);
+}
+
 TEST_CASE("store: rates from two samples", "[ppctld][store]")
 {
 	Fixture f;

@@ -325,19 +325,27 @@ private:
 			if (!b.client)
 				continue;
 			try {
-				std::vector<ppkit::Stats> stats;
-				if (b.stats)
-					stats = b.client->stats();
-				auto taken = std::chrono::steady_clock::now();
-				auto lookup = [&](std::uint32_t id) -> std::optional<ppkit::Pool> {
-					try {
-						return b.client->pool(id);
-					} catch (const ppkit::Error &) {
-						return std::nullopt;
-					}
-				};
-				for (const AlertEvent &a :
-				     store_.on_stats(b.source, std::move(stats), taken, realtime_ns(), lookup))
+				std::vector<AlertEvent> events;
+				if (b.stats) {
+					std::vector<ppkit::Stats> stats = b.client->stats();
+					auto taken = std::chrono::steady_clock::now();
+					auto lookup = [&](std::uint32_t id) -> std::optional<ppkit::Pool> {
+						try {
+							return b.client->pool(id);
+						} catch (const ppkit::Error &) {
+							return std::nullopt;
+						}
+					};
+					events = store_.on_stats(b.source, std::move(stats), taken,
+								 realtime_ns(), lookup);
+				} else {
+					// No counters: the pool list's pages in flight are the sample.
+					std::vector<ppkit::Pool> pools = b.client->pools();
+					events = store_.on_gauges(b.source, std::move(pools),
+								  std::chrono::steady_clock::now(),
+								  realtime_ns());
+				}
+				for (const AlertEvent &a : events)
 					log(a.what == Transition::Raised ? LOG_WARNING : LOG_NOTICE,
 					    "alert {} {}: {}", a.rule,
 					    a.what == Transition::Raised ? "raised" : "cleared", a.detail);

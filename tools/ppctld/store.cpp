@@ -229,6 +229,24 @@ std::vector<AlertEvent> Store::on_stats(
 	return out;
 }
 
+std::vector<AlertEvent> Store::on_gauges(ppkit::Source source, std::vector<ppkit::Pool> pools,
+					 Clock::time_point taken, std::uint64_t realtime_ns)
+{
+	std::vector<ppkit::Stats> gauges;
+	gauges.reserve(pools.size());
+	for (const ppkit::Pool &p : pools) {
+		ppkit::Stats &s = gauges.emplace_back();
+		s.pool_id = p.id;
+		s.ifindex = p.ifindex;
+		if (p.inflight)
+			s.set(ppkit::Counter::Inflight, *p.inflight);
+		if (p.inflight_mem)
+			s.set(ppkit::Counter::InflightMem, *p.inflight_mem);
+	}
+	on_pools(source, std::move(pools));
+	return on_stats(source, std::move(gauges), taken, realtime_ns);
+}
+
 void Store::count_round(double seconds, bool failed)
 {
 	samples_++;

@@ -96,6 +96,11 @@ public:
 		ppkit::Source source, std::vector<ppkit::Stats> stats, Clock::time_point taken,
 		std::uint64_t realtime_ns,
 		const std::function<std::optional<ppkit::Pool>(std::uint32_t)> &lookup = {});
+	// One sampling round of a source whose kernel keeps no statistics
+	// (Linux's CONFIG_PAGE_POOL_STATS=n): @pools is its full list, as for
+	// on_pools(), and each pool's point holds its pages in flight, no rates.
+	std::vector<AlertEvent> on_gauges(ppkit::Source source, std::vector<ppkit::Pool> pools,
+					  Clock::time_point taken, std::uint64_t realtime_ns);
 	void count_round(double seconds, bool failed);
 
 	// The history of pool @id of @source since @since (a live pool first,
