@@ -14,7 +14,8 @@
 #   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after 6.1's,
 #   beside the host steps and the drivers), the board tarballs,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra: the
-#   race tests, a random-seed fuzz, ppctld, DKMS, the stress suite) and, when
+#   race tests, a random-seed fuzz, ppctld, DKMS, the stress suite; the
+#   board tarballs beside it) and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
 #   on it (the selftest, the race tests, unload, the detectors' canary).
 #
@@ -95,24 +96,20 @@ fi
 bgwait
 
 if [ "$TIER" = test ]; then
-	# The board tarballs check no timing: with the debug subset, whose
-	# checks time nothing either, they run beside it.
-	if debug_subset; then
-		export LAB_DEBUG_RUNS=1
-	else
-		step boards host 1800 make --no-print-directory test-boards
-	fi
+	# The board tarballs check no timing, and the lab's guests leave
+	# about a core idle: they run beside the rest of the lab.
+	debug_subset && export LAB_DEBUG_RUNS=1
+	bg boards boards host 1800 make --no-print-directory test-boards
 	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra
 	if debug_subset; then
-		bg boards boards host 1800 make --no-print-directory test-boards
 		step build-modules-debug host 900 make --no-print-directory modules-debug
 		LAB_KERNEL=debug step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
-		bgwait
 	else
 		why="no debug kernel cached (scripts/lab/debug-kernel.sh builds it once, about half an hour; make test-debug runs the whole suite on it)"
 		[ "${DEBUG_LANE:-auto}" = no ] && why="DEBUG_LANE=no"
 		printf 'debug subset\tdebug 6.1\tSKIP\t-\t-\t%s\n' "$why" >> "$PPKIT_RESULTS"
 	fi
+	bgwait
 fi
 
 echo "=== make $TIER: $((SECONDS - T0)) s"
