@@ -7,8 +7,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 P=build/bin/ppctl
 say() { echo; echo "\$ $*"; "$@"; }
-insmod kmod/pool/pp_backport.ko
-insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+tests/lab/ppsim-load.sh
 ip link set lo up
 build/bin/ppctld --foreground > build/lab/demo-ppctld.log 2>&1 &
 ppctld=$!

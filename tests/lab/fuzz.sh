@@ -32,8 +32,7 @@ echo "# seed $SEED"
 T=$(mktemp -d)
 
 [ -x $FUZZ ] || { echo "FAIL: $FUZZ missing: make tools"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
-insmod kmod/pool/pp_backport.ko
-insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+tests/lab/ppsim-load.sh
 sim_sink_dev 10.81.0.1 --rx-queues 2 --ring-size 256
 pair=$($PPCTL sim add --pair | head -1)
 check "ppsim devices with pools: $dev and a pair" sh -c "$PPCTL list | grep -q ppsim"

@@ -21,8 +21,7 @@ PPCTLD=build/bin/ppctld
 . tests/lab/checks.sh
 
 ip link set lo up
-insmod kmod/pool/pp_backport.ko
-insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+tests/lab/ppsim-load.sh
 a=$($PPCTL sim add --rx-queues 2) b=$($PPCTL sim add --rx-queues 2)
 $PPCTL sim set "$a" --pool native > /dev/null
 ip link set "$a" up

@@ -38,8 +38,7 @@ api() { python3 tests/lab/ppctld-api.py "$1"; }
 # pp_backport and ppsim loaded, one ppsim device on a ppkit pool, up, with
 # an address and a sink.
 bring_up() {
-	insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000
-	insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+	tests/lab/ppsim-load.sh lend_timeout_ms=600000
 	dev=$($PPCTL sim add --ring-size 128)
 	$PPCTL sim set "$dev" --pool ppkit --rx zerocopy > /dev/null
 	ip link set "$dev" up

@@ -24,8 +24,7 @@ ncpu=$(nproc)
 [ "$ncpu" -ge 4 ] || { echo "ppsim-irq-race: needs 4 CPUs or more (scripts/lab/run --smp 4)"; exit 2; }
 senders=$(seq -s ' ' 1 $((ncpu - 1)))
 nsend=$((ncpu - 1))
-insmod kmod/pool/pp_backport.ko
-insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+tests/lab/ppsim-load.sh
 modprobe pktgen
 read -r a b <<< "$($PPCTL sim add --pair --rx-queues 1 --tx-queues "$ncpu" | tr '\n' ' ')"
 ip addr add 10.95.0.1/24 dev "$a"

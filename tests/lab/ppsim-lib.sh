@@ -20,8 +20,7 @@ UAPI=kmod/include/uapi/linux/ppsim.h
 log0=$(dmesg | wc -l)
 
 ppsim_load() {
-	insmod "$KMOD/pool/pp_backport.ko" lend_timeout_ms=600000 &&
-		insmod "$KMOD/sim/ppsim.ko" devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+	PPSIM_KMOD=$KMOD tests/lab/ppsim-load.sh lend_timeout_ms=600000
 }
 
 quiet() { "$@" > /dev/null; }

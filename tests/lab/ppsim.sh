@@ -35,8 +35,7 @@ print(" ".join(sorted(i if want else f"{i}:{x}" for i, x in ps if want in (None,
 
 # this scenario's part of the kernel log (make check runs several in one boot)
 log0=$(dmesg | wc -l)
-insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000
-insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+tests/lab/ppsim-load.sh lend_timeout_ms=600000
 check "ppsim family answers" $PPCTL sim list
 
 # --- one device, generator in count mode, every knob ---------------------------

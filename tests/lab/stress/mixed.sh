@@ -25,8 +25,7 @@ T=$(mktemp -d)
 ncpu=$(nproc)
 echo "# $ncpu CPUs, $DUR s"
 
-insmod kmod/pool/pp_backport.ko
-insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+tests/lab/ppsim-load.sh
 ip link set lo up
 sim_sink_dev 10.83.0.1 --rx-queues 4 --ring-size 256
 $PPCTL sim add --pair --rx-queues 2 --tx-queues 2 > "$T/pair"

@@ -49,8 +49,7 @@ flows() {
 }
 allocfail() { ethtool -S "$dev" | awk '/rx[0-9]+_alloc_fail:/ { s += $2 } END { print s + 0 }'; }
 
-insmod kmod/pool/pp_backport.ko
-insmod kmod/sim/ppsim.ko devs=0 xdp_dispatcher="${PPSIM_XDP_DISPATCHER:-Y}"
+tests/lab/ppsim-load.sh
 sim_sink_dev 10.85.0.1 --rx-queues 2 --ring-size 512
 sync; echo 3 > /proc/sys/vm/drop_caches
 cp /proc/meminfo "$T/meminfo.before"
