@@ -173,8 +173,10 @@ soak: modules tools
 # Patched drivers, out of tree from the target kernel's own source:
 # ARCH=x86_64|arm64|arm (default: all three) -> build/drivers/<ARCH>/*.ko
 DRIVERS_ARCH = $(or $(filter x86_64 x86 amd64 arm64 aarch64 arm armhf,$(ARCH)),x86_64 arm64 arm)
+# KVER=5.10|6.12: for that line of the kernel matrix (x86_64), from
+# drivers/<driver>/<line>/ -> build/drivers/x86_64-<line>/
 drivers:
-	@for a in $(DRIVERS_ARCH); do scripts/drivers/build.sh $$a || exit 1; done
+	@for a in $(DRIVERS_ARCH); do DRV_LINE=$(or $(KLINE),6.1) scripts/drivers/build.sh $$a || exit 1; done
 
 # Build matrix, static analysis, load tests, the orangepi-pc stmmac run.
 test-drivers:

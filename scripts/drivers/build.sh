@@ -13,6 +13,8 @@
 #     --sparse    also run sparse (C=2); logs in build/drivers/ARCH/logs/
 #     KSRC=DIR    use this kernel source instead of Debian's linux-source-6.1
 #                 (output then in build/drivers/ARCH/ksrc-VERSION/)
+#     DRV_LINE=L  build for line L of the kernel matrix (5.10, 6.12: make
+#                 drivers KVER=L) from drivers/DRIVER/L/, into build/drivers/ARCH-L/
 #
 # The unpatched build depends on nothing of ppkit's but these scripts: its
 # result (modules, logs, the driver sources) is kept in
@@ -47,7 +49,8 @@ shift
 drivers=("$@")
 if [ ${#drivers[@]} -eq 0 ]; then
 	for c in "$PPKIT_ROOT"/drivers/*/driver.conf; do
-		grep -q "^config_$t=" "$c" && drivers+=("$(basename "$(dirname "$c")")")
+		grep -q "^config_$t=" "$c" && [ -f "$(dirname "$c")/$(drv_line)/series" ] &&
+			drivers+=("$(basename "$(dirname "$c")")")
 	done
 fi
 
@@ -73,6 +76,7 @@ unpatched_key() {
 }
 
 out=$PPKIT_ROOT/build/drivers/$t
+[ "$(drv_line)" != 6.1 ] && out=$out-$(drv_line)
 [ -n "${KSRC:-}" ] && out=$out/ksrc-$srcver
 [ $unpatched = 1 ] && out=$out/unpatched
 [ $fixes_only = 1 ] && out=$out/fixes-only
@@ -97,7 +101,7 @@ fi
 # Debian's vermagic for this kernel, from one of its own modules.
 debian_vermagic() {
 	local ko
-	ko=$(find "${root%/}/lib/modules/$krel/kernel/net/core" -name '*.ko' | head -1)
+	ko=$(find "${root%/}/lib/modules/$krel/kernel/net/core" -name '*.ko' -o -name '*.ko.xz' | head -1)
 	[ -n "$ko" ] || die "no Debian module under ${root%/}/lib/modules/$krel to compare vermagic with"
 	modinfo -F vermagic "$ko"
 }
@@ -140,6 +144,14 @@ vmatch() {
 	return 1
 }
 
+# The stable line of the source: its series is drivers/DRIVER/LINE/.
+srcline=${srcver%.*}
+# tested_of DRIVER: the releases of $srcline driver.conf lists as tested
+tested_of() {
+	local v=tested_${srcline//./_}
+	echo "${!v:-}"
+}
+
 # Every driver asked for must support this source, before anything is built:
 # a version driver.conf lists as tested, or a newer point release of the
 # same stable line (built with a notice: the series must still apply with
@@ -147,21 +159,22 @@ vmatch() {
 for drv in "${drivers[@]}"; do
 	conf=$PPKIT_ROOT/drivers/$drv/driver.conf
 	[ -f "$conf" ] || die "no driver '$drv' (drivers/*/driver.conf)"
-	line='' tested=''
+	unset "${!tested_@}"
 	# shellcheck disable=SC1090
 	. "$conf"
-	[ -n "$line" ] && [ -n "$tested" ] || die "$conf: needs line= and tested="
+	tested=$(tested_of)
+	lines=$(cd "$PPKIT_ROOT/drivers/$drv" && ls -d [0-9]*/ 2>/dev/null | tr -d / | tr '\n' ' ')
+	if [ -z "$tested" ] || [ ! -f "$PPKIT_ROOT/drivers/$drv/$srcline/series" ]; then
+		die "$drv: kernel source $srcver ($srcdir) is not supported: $drv has a series for the ${lines% } line(s) (drivers/$drv/LINE/, tested_LINE= in driver.conf)"
+	fi
 	case " $tested " in
 	*" $srcver "*) continue ;;
 	esac
 	newest=$(echo "$tested" | tr ' ' '\n' | sort -V | tail -n 1)
-	if [ "${srcver%.*}" != "$line" ]; then
-		die "$drv: kernel source $srcver ($srcdir) is not supported: the series is for the $line stable line (tested: $tested)"
-	fi
 	if vle "$srcver" "$newest"; then
-		die "$drv: kernel source $srcver ($srcdir) is not supported: older than the newest tested $line release (tested: $tested)"
+		die "$drv: kernel source $srcver ($srcdir) is not supported: older than the newest tested $srcline release (tested: $tested)"
 	fi
-	say "NOTICE: $drv: $srcver is a newer $line point release than the tested ones ($tested): building it; every patch must apply with no fuzz, and once make test passes on it, add it to tested= in drivers/$drv/driver.conf"
+	say "NOTICE: $drv: $srcver is a newer $srcline point release than the tested ones ($tested): building it; every patch must apply with no fuzz, and once make test passes on it, add it to tested_${srcline//./_}= in drivers/$drv/driver.conf"
 done
 
 # pp_backport for this target, from a copy of kmod/ (Kbuild writes next to
@@ -187,12 +200,14 @@ fi
 for drv in "${drivers[@]}"; do
 	conf=$PPKIT_ROOT/drivers/$drv/driver.conf
 	[ -f "$conf" ] || die "no driver '$drv' (drivers/*/driver.conf)"
-	path='' tested=''
+	path=''
+	unset "${!tested_@}"
 	# shellcheck disable=SC1090
 	. "$conf"
+	tested=$(tested_of)
 	cfgvar=config_$t
 	[ -n "${!cfgvar:-}" ] || die "$drv is not built for $t"
-	series=$PPKIT_ROOT/drivers/$drv/series
+	series=$PPKIT_ROOT/drivers/$drv/$srcline/series
 
 	tree=$work/$drv
 	rm -rf "$tree"
@@ -217,7 +232,7 @@ for drv in "${drivers[@]}"; do
 				continue
 			fi
 			patch -d "$tree" -p1 --fuzz=0 --no-backup-if-mismatch -s \
-				<"$PPKIT_ROOT/drivers/$drv/patches/$p" >"$logs/$drv-patch.log" 2>&1 ||
+				<"$PPKIT_ROOT/drivers/$drv/$srcline/patches/$p" >"$logs/$drv-patch.log" 2>&1 ||
 				{ cat "$logs/$drv-patch.log" >&2
 				  die "$drv: patch $p no longer applies to $srcver with no fuzz (tested: $tested; the rejects are above, the log in $logs/$drv-patch.log)"; }
 		done <"$series"

@@ -11,6 +11,11 @@
 # with Debian's own .config and Module.symvers, so vermagic and symbol CRCs are
 # Debian's.  Everything fetched or prepared lives under $PPKIT_CACHE, keyed by
 # version; nothing here is ever committed.
+#
+# DRV_LINE (make drivers KVER=LINE): a line of the kernel matrix other than
+# Debian 12's 6.1 (scripts/lab/kernels: 5.10, 6.12), x86_64 so far: its
+# kernel as scripts/lab/kernels.sh unpacked it (headers, image, modules) and
+# its own linux-source-LINE.
 
 PPKIT_CACHE=${PPKIT_CACHE:-/var/cache/ppkit}
 PPKIT_ROOT=${PPKIT_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -65,10 +70,26 @@ drv_make_args() {
 	esac
 }
 
+# The kernel line built for: 6.1 (Debian 12's) unless DRV_LINE names another.
+drv_line() { echo "${DRV_LINE:-6.1}"; }
+
+# A line's kernel as scripts/lab/kernels.sh unpacked it: KREL ROOT KDIR IMAGE LIBDIR.
+drv_line_kernel() { # target
+	local line
+	line=$(drv_line)
+	[ "$(drv_karch "$1")" = x86 ] || die "drivers for the $line line: x86_64 only so far (ARCH=x86_64)"
+	"$PPKIT_ROOT/scripts/lab/kernels.sh" --print "$line" ||
+		die "the $line kernel is not unpacked (or not a line of scripts/lab/kernels): run scripts/deps.sh"
+}
+
 # Kernel release of a target: the x86 lab kernel, or the release Debian's
-# flavour metapackage points at in the archive.
+# flavour metapackage points at in the archive; on another line, its kernel.
 drv_krel() {
 	local karch flav dep
+	if [ "$(drv_line)" != 6.1 ]; then
+		drv_line_kernel "$1" | awk '{ print $1 }'
+		return
+	fi
 	karch=$(drv_karch "$1")
 	if [ "$karch" = x86 ]; then
 		"$PPKIT_ROOT/scripts/lab/kver"
@@ -84,6 +105,10 @@ drv_krel() {
 # Debian package version of a kernel release (6.1.176-1), from the archive or dpkg.
 drv_pkgver() {
 	local krel=$1 debarch=$2 v
+	if [ "$(drv_line)" != 6.1 ]; then
+		awk -v l="$(drv_line)" '$1 == l { print $4 }' "$PPKIT_ROOT/scripts/lab/kernels"
+		return
+	fi
 	v=$(dpkg-query -W -f='${Version}' "linux-image-$krel" 2>/dev/null || true)
 	[ -n "$v" ] || v=$(apt-cache show --no-all-versions "linux-image-$krel:$debarch" 2>/dev/null |
 		sed -n 's/^Version: //p' | head -1)

@@ -3,6 +3,8 @@
 #   - Debian's kernel image (with its modules) and, for cross targets, headers,
 #     plus a static busybox for the target's initramfs;
 #   - the linux-source-6.1 of exactly the kernel's package version, extracted;
+#     with DRV_LINE=5.10|6.12 (make drivers KVER=LINE, x86_64), that line's
+#     linux-source of its kernel's version (the kernel itself: scripts/lab/kernels.sh);
 #   - cross targets: a kernel tree prepared from that source with Debian's
 #     .config and Module.symvers (olddefconfig must not change a single option).
 # Idempotent: every step leaves a stamp and is skipped next time.
@@ -62,6 +64,10 @@ prune_cache() { # target...: the targets prepared, all three
 			rm -rf "$d"
 		done
 	done
+	# and the sources of the kernel matrix's other lines (scripts/lab/kernels)
+	for d in $(awk '!/^#/ && NF { print $4 }' "$PPKIT_ROOT/scripts/lab/kernels"); do
+		srcs+=("$(drv_srcdir "$(drv_upstream "$d")")")
+	done
 	for d in "$PPKIT_CACHE"/src/linux-source-*; do
 		[ -d "$d" ] || continue
 		case " ${srcs[*]} " in *" $d "*) continue ;; esac
@@ -80,24 +86,31 @@ deb_path() { # name version arch
 
 # The full source tree of the kernel's exact version.
 prepare_source() { # pkgver
-	local pkgver=$1 up src tarball tmp=''
+	local pkgver=$1 up src tarball tmp='' line deb
 	up=$(drv_upstream "$pkgver")
 	src=$(drv_srcdir "$up")
+	line=$(drv_line)
 	[ -f "$src/.ppkit-extracted" ] && return
-	if [ "$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)" = "$pkgver" ]; then
-		tarball=/usr/src/linux-source-6.1.tar.xz
+	if [ "$(dpkg-query -W -f='${Version}' "linux-source-$line" 2>/dev/null)" = "$pkgver" ]; then
+		tarball=/usr/src/linux-source-$line.tar.xz
 	else
-		fetch_debs "linux-source-6.1=$pkgver:"
+		if [ "$line" = 6.1 ]; then
+			fetch_debs "linux-source-6.1=$pkgver:"
+			deb=$(deb_path linux-source-6.1 "$pkgver" all)
+		else
+			# another Debian release's: through the lines' private apt
+			read -r _ deb < <("$PPKIT_ROOT/scripts/lab/kernels.sh" --source "$line") ||
+				die "cannot fetch linux-source-$line (above)"
+		fi
 		tmp=$(mktemp -d "$PPKIT_CACHE/src/.deb.XXXXXX")
-		dpkg-deb --fsys-tarfile "$(deb_path linux-source-6.1 "$pkgver" all)" |
-			tar -x -C "$tmp" ./usr/src/linux-source-6.1.tar.xz
-		tarball=$tmp/usr/src/linux-source-6.1.tar.xz
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" "./usr/src/linux-source-$line.tar.xz"
+		tarball=$tmp/usr/src/linux-source-$line.tar.xz
 	fi
 	say "extracting linux-source $pkgver"
 	rm -rf "$src" "$src.tmp"
 	mkdir -p "$src.tmp"
 	xz -dc -T"$JOBS" "$tarball" | tar -x -C "$src.tmp"
-	mv "$src.tmp/linux-source-6.1" "$src"
+	mv "$src.tmp/linux-source-$line" "$src"
 	rmdir "$src.tmp"
 	if [ -n "$tmp" ]; then rm -rf "$tmp"; fi
 	touch "$src/.ppkit-extracted"
@@ -155,10 +168,13 @@ $drift"
 }
 
 print_target() {
-	local t=$1 krel pkgver
+	local t=$1 krel pkgver root kdir
 	krel=$(drv_krel "$t")
 	pkgver=$(drv_pkgver "$krel" "$(drv_debarch "$t")")
-	if [ "$(drv_karch "$t")" = x86 ]; then
+	if [ "$(drv_line)" != 6.1 ]; then
+		read -r _ root kdir _ < <(drv_line_kernel "$t")
+		echo "$krel $pkgver $(drv_srcdir "$(drv_upstream "$pkgver")") $kdir $root"
+	elif [ "$(drv_karch "$t")" = x86 ]; then
 		echo "$krel $pkgver $(drv_srcdir "$(drv_upstream "$pkgver")") /lib/modules/$krel/build /"
 	else
 		echo "$krel $pkgver $(drv_srcdir "$(drv_upstream "$pkgver")") $PPKIT_CACHE/$t/kbuild-$krel $PPKIT_CACHE/$t/root-$krel"
@@ -181,10 +197,10 @@ for t in "${targets[@]}"; do
 	krel=$(drv_krel "$t")
 	pkgver=$(drv_pkgver "$krel" "$(drv_debarch "$t")")
 	prepare_source "$pkgver"
-	if [ "$(drv_karch "$t")" != x86 ]; then
+	if [ "$(drv_line)" = 6.1 ] && [ "$(drv_karch "$t")" != x86 ]; then
 		prepare_root "$t" "$krel" "$pkgver"
 		prepare_kbuild "$t" "$krel" "$pkgver"
 	fi
 	say "$t: $krel (source $pkgver) ready"
 done
-if [ $# -eq 0 ]; then prune_cache x86_64 arm64 arm; fi
+if [ $# -eq 0 ] && [ "$(drv_line)" = 6.1 ]; then prune_cache x86_64 arm64 arm; fi

@@ -9,6 +9,9 @@
 #   scripts/lab/kernels.sh --print LINE  print KREL ROOT KDIR IMAGE LIBDIR if
 #                                        LINE is unpacked (exit 0), else exit 1
 #   scripts/lab/kernels.sh --lines       the lines of the table, one a line
+#   scripts/lab/kernels.sh --source LINE the line's linux-source package
+#                                        (same version as its image), fetched
+#                                        into debs/ if missing: print VERSION DEB
 #
 # Cache ($PPKIT_CACHE, default /var/cache/ppkit, a path the lab guest sees):
 #   apt-matrix/      sources.list, state/ and cache/ of the private apt
@@ -57,6 +60,7 @@ print_line() {
 case "${1:-}" in
 --print) print_line "${2:?--print LINE}"; exit 0 ;;
 --lines) rows | awk '{ print $1 }'; exit 0 ;;
+--source) ;;
 -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 -*) die "unknown option '$1' (see --help)" ;;
 esac
@@ -182,6 +186,22 @@ fix_root() { # krel root
 	# The image package ships no modules.dep (its postinst makes it).
 	depmod -b "$root" "$krel"
 }
+
+# The linux-source-LINE of the line's version (scripts/drivers: the patched
+# drivers are built from the kernel's own source).
+source_deb() { # line
+	local r ver d
+	r=$(row "$1") || die "no line '$1' in $TABLE"
+	read -r _ _ _ ver _ _ <<<"$r"
+	fetch "linux-source-$1=$ver"
+	d=$(deb_of "linux-source-$1" "$ver")
+	[ -n "$d" ] || die "no .deb for linux-source-$1=$ver in $DEBS"
+	echo "$ver $d"
+}
+if [ "${1:-}" = --source ]; then
+	source_deb "${2:?--source LINE}"
+	exit 0
+fi
 
 lines=("$@")
 [ ${#lines[@]} -gt 0 ] || mapfile -t lines < <(rows | awk '{ print $1 }')

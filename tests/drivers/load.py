@@ -3,7 +3,8 @@
 
   load.py x86_64|arm64|arm [--dir DIR]
 
-DIR: where the modules are (default build/drivers/<target>; e.g. the
+DIR: where the modules are (default build/drivers/<target>, or
+build/drivers/x86_64-<line> with DRV_LINE=5.10|6.12; e.g. the
 ksrc-<version>/ folder of a build from another kernel source).
 
 x86_64 runs in the lab (scripts/lab/run, Debian's amd64 kernel); arm64 and
@@ -47,7 +48,8 @@ def main():
     krel, _ver, _src, _kbuild, root = subprocess.run(
         [os.path.join(ROOT, 'scripts/drivers/prepare.sh'), '--print', t],
         check=True, capture_output=True, text=True).stdout.split()
-    built = built or os.path.join(ROOT, 'build/drivers', t)
+    line = os.environ.get('DRV_LINE', '6.1')
+    built = built or os.path.join(ROOT, 'build/drivers', t if line == '6.1' else f'{t}-{line}')
     own = [m for m in ORDER if os.path.exists(os.path.join(built, m + '.ko'))]
     extra = sorted(set(f[:-3] for f in os.listdir(built) if f.endswith('.ko')) - set(own))
     if extra:
@@ -86,14 +88,24 @@ def main():
         for name, path in order + [(m, os.path.join(built, m + '.ko')) for m in own]:
             i += 1
             fn = f'{i:02d}-{os.path.basename(path)}'
-            shutil.copy(path, os.path.join(load, fn))
+            if fn.endswith('.ko.xz'):
+                # 6.12's modules come compressed, and busybox's insmod does not
+                # decompress
+                fn = fn[:-3]
+                with open(os.path.join(load, fn), 'wb') as out:
+                    subprocess.run(['xz', '-dc', path], stdout=out, check=True)
+            else:
+                shutil.copy(path, os.path.join(load, fn))
             lst.write(f'{fn} {"own" if name.replace("-", "_") in ownset else "debian"}\n')
     print(f'load: {t} {krel}: Debian deps {[n for n, _ in order]}, ours {own}', flush=True)
 
     if t == 'x86_64':
+        # DRV_LINE (make drivers KVER=LINE): the lab boots that line's kernel
+        line = os.environ.get('DRV_LINE', '6.1')
+        env = dict(os.environ, LAB_KERNEL=line) if line != '6.1' else None
         r = subprocess.run([os.path.join(ROOT, 'scripts/lab/run'), '--', 'sh',
                             os.path.join(HERE, 'load-guest.sh'), load],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=env)
         out = r.stdout + r.stderr
         rc = r.returncode
     else:

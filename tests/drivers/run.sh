@@ -81,7 +81,7 @@ orangepi() {
 # A kernel source the series were not tested against is refused by name.
 unsupported() {
 	local d out rc v want fail=0
-	for v in 6.1.150 5.10.223; do
+	for v in 6.1.150 4.19.316; do
 		d=$(mktemp -d)
 		printf 'kernelversion:\n\t@echo %s\n' "$v" >"$d/Makefile"
 		out=$(KSRC=$d scripts/drivers/build.sh x86_64 stmmac 2>&1)
@@ -90,7 +90,7 @@ unsupported() {
 		echo "$out" | tail -n 1
 		case $v in
 		6.1.*) want="is not supported: older than the newest tested 6.1 release (tested: 6.1.176 6.1.192)" ;;
-		*) want="is not supported: the series is for the 6.1 stable line" ;;
+		*) want="is not supported: stmmac has a series for the " ;;
 		esac
 		[ $rc -ne 0 ] && echo "$out" | grep -F "source $v " | grep -qF "$want" ||
 			{ echo "FAIL: $v: want '$want'"; fail=1; }
@@ -121,7 +121,7 @@ point_release() {
 			{ echo "FAIL: 6.1.193: the modules do not load"; fail=1; }
 	fi
 	# a line the first patch's first hunk keeps as context, changed
-	python3 - "$d" drivers/stmmac/patches/0001-*.patch <<'PY'
+	python3 - "$d" drivers/stmmac/6.1/patches/0001-*.patch <<'PY'
 import re, sys
 root, patch = sys.argv[1], sys.argv[2]
 lines = open(patch).read().splitlines()

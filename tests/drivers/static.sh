@@ -15,6 +15,8 @@ set -euo pipefail
 t=$(drv_target "$1")
 shift
 out=$PPKIT_ROOT/build/drivers/$t
+line=$(drv_line)
+[ "$line" != 6.1 ] && out=$out-$line
 read -r _krel _pkgver srcdir _kbuild _root < <("$PPKIT_ROOT/scripts/drivers/prepare.sh" --print "$t")
 # checkpatch runs from the kernel tree: inside a git work tree it would take a
 # patch file for a source file.
@@ -69,7 +71,7 @@ for drv in "$@"; do
 			if ($2 == "/dev/null") print "D", substr(o, 3)
 			else if (o == "/dev/null") print "C", substr($2, 3)
 			else print "M", substr($2, 3)
-		}' "$PPKIT_ROOT"/drivers/"$drv"/patches/*.patch)
+		}' "$PPKIT_ROOT"/drivers/"$drv"/"$line"/patches/*.patch)
 	files=$(echo "$changes" | awk '{print $2}' | sort -u)
 	newcp=0
 	basecp=0
@@ -108,7 +110,7 @@ for drv in "$@"; do
 	else
 		echo "static: $t $drv: checkpatch --strict: no new findings in $(echo "$files" | wc -w) files (the unpatched files have $basecp)"
 	fi
-	for p in "$PPKIT_ROOT"/drivers/"$drv"/patches/*.patch; do
+	for p in "$PPKIT_ROOT"/drivers/"$drv"/"$line"/patches/*.patch; do
 		# The patch itself: commit message and added lines.  The
 		# kernel source is Debian's tarball, not a git tree: the
 		# commit a Fixes: tag names cannot be looked up here.
