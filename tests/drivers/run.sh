@@ -11,6 +11,8 @@
 #                 does not already have
 #   load-ARCH     every module loads and unloads with pp_backport in QEMU
 #                 (x86_64 lab, arm64 -M virt)
+#   build-, static-, load-x86_64-LINE  the same for a line of the kernel
+#                 matrix (6.12: mlx4_en), its kernel and drivers/*/LINE/
 #   orangepi      stmmac on qemu -M orangepi-pc: TCP both ways, ppctl hit
 #                 rate, ORANGEPI_STRESS_S (default 20; make soak: 150) s of
 #                 /proc/net/dev reads under traffic; under TCP both ways,
@@ -58,10 +60,11 @@ build_both() { # arch
 	scripts/drivers/build.sh --sparse "$1" && scripts/drivers/build.sh --unpatched --sparse "$1"
 }
 
-drivers_for() { # arch -> drivers built for it
+drivers_for() { # arch -> drivers built for it on the line DRV_LINE (6.1)
 	local c
 	for c in drivers/*/driver.conf; do
-		grep -q "^config_$1=" "$c" && basename "$(dirname "$c")"
+		grep -q "^config_$1=" "$c" && [ -f "$(dirname "$c")/${DRV_LINE:-6.1}/series" ] &&
+			basename "$(dirname "$c")"
 	done
 }
 
@@ -147,19 +150,31 @@ PY
 export -f build_both drivers_for orangepi unsupported point_release
 lanes=("$@")
 [ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
-	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi)
+	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi
+	build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12)
 for l in "${lanes[@]}"; do
+	# build-, static- and load-ARCH[-LINE]: LINE (default 6.1) a line of
+	# the kernel matrix, its kernel and drivers/*/LINE/ series
 	case "$l" in
-	build-*) lane "$l" build_both "${l#build-}" ;;
-	static-*) mapfile -t drvs < <(drivers_for "${l#static-}")
-		lane "$l" tests/drivers/static.sh "${l#static-}" "${drvs[@]}" ;;
-	load-*) lane "$l" python3 tests/drivers/load.py "${l#load-}" ;;
+	build-* | static-* | load-*)
+		rest=${l#*-} arch=${l#*-} line=6.1
+		arch=${arch%%-*}
+		[ "$rest" != "$arch" ] && line=${rest#*-}
+		export DRV_LINE=$line
+		;;
+	esac
+	case "$l" in
+	build-*) lane "$l" build_both "$arch" ;;
+	static-*) mapfile -t drvs < <(drivers_for "$arch")
+		lane "$l" tests/drivers/static.sh "$arch" "${drvs[@]}" ;;
+	load-*) lane "$l" python3 tests/drivers/load.py "$arch" ;;
 	orangepi) lane "$l" orangepi ;;
 	unsupported-version) lane "$l" unsupported ;;
 	point-release) lane "$l" point_release ;;
 	orangepi-demo) orangepi 0; exit $? ;;	# make run: no stress, output as it comes
 	*) echo "unknown lane $l" >&2; exit 2 ;;
 	esac
+	unset DRV_LINE
 done
 
 echo "drivers: lane times: ${times[*]}"
