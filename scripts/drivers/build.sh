@@ -60,6 +60,16 @@ read -r krel pkgver srcdir kbuild root < <("$PPKIT_ROOT/scripts/drivers/prepare.
 [ -f "$srcdir/Makefile" ] || die "no kernel source at $srcdir"
 srcver=$(make -s -C "$srcdir" kernelversion 2>/dev/null) || die "cannot read the version of $srcdir"
 margs=$(drv_make_args "$t")
+if [ "$(drv_line)" != 6.1 ]; then
+	# Another Debian release's kernel: its compiler if the host has it (5.10's
+	# gcc-10 is not in bookworm: gcc-12, Documentation/kernels.rst), and the
+	# libraries its kbuild tools need, unpacked next to them.
+	read -r _ _ _ _ libdir < <(drv_line_kernel "$t")
+	export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$kbuild/.config")
+	command -v "$cc" >/dev/null || cc=gcc-12
+	margs="$margs CC=$cc"
+fi
 jobs=${JOBS:-$(nproc)}
 
 # unpatched_key: what the unpatched build depends on, hashed.

@@ -151,7 +151,8 @@ export -f build_both drivers_for orangepi unsupported point_release
 lanes=("$@")
 [ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
 	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi
-	build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12)
+	build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12
+	build-x86_64-5.10 static-x86_64-5.10 load-x86_64-5.10)
 for l in "${lanes[@]}"; do
 	# build-, static- and load-ARCH[-LINE]: LINE (default 6.1) a line of
 	# the kernel matrix, its kernel and drivers/*/LINE/ series
