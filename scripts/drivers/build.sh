@@ -60,7 +60,9 @@ read -r krel pkgver srcdir kbuild root < <("$PPKIT_ROOT/scripts/drivers/prepare.
 [ -f "$srcdir/Makefile" ] || die "no kernel source at $srcdir"
 srcver=$(make -s -C "$srcdir" kernelversion 2>/dev/null) || die "cannot read the version of $srcdir"
 margs=$(drv_make_args "$t")
-if [ "$(drv_line)" != 6.1 ]; then
+# a line's cross tree was prepared without Rust (prepare.sh): builds say so too
+[ "$(drv_line)" != 6.1 ] && [ "$t" != x86_64 ] && margs="$margs RUSTC=ppkit-no-rustc"
+if [ "$(drv_line)" != 6.1 ] && [ "$t" = x86_64 ]; then
 	# Another Debian release's kernel: its compiler if the host has it (5.10's
 	# gcc-10 is not in bookworm: gcc-12, Documentation/kernels.rst), and the
 	# libraries its kbuild tools need, unpacked next to them.

@@ -13,9 +13,10 @@
 # version; nothing here is ever committed.
 #
 # DRV_LINE (make drivers KVER=LINE): a line of the kernel matrix other than
-# Debian 12's 6.1 (scripts/lab/kernels: 5.10, 6.12), x86_64 so far: its
-# kernel as scripts/lab/kernels.sh unpacked it (headers, image, modules) and
-# its own linux-source-LINE.
+# Debian 12's 6.1 (scripts/lab/kernels: 5.10, 6.12): on x86_64 its kernel as
+# scripts/lab/kernels.sh unpacked it (headers, image, modules), on arm64 and
+# armhf that line's Debian kernel of the architecture, prepared as 6.1's;
+# built from the line's own linux-source-LINE.
 
 PPKIT_CACHE=${PPKIT_CACHE:-/var/cache/ppkit}
 PPKIT_ROOT=${PPKIT_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -73,21 +74,33 @@ drv_make_args() {
 # The kernel line built for: 6.1 (Debian 12's) unless DRV_LINE names another.
 drv_line() { echo "${DRV_LINE:-6.1}"; }
 
-# A line's kernel as scripts/lab/kernels.sh unpacked it: KREL ROOT KDIR IMAGE LIBDIR.
+# A line's x86 kernel as scripts/lab/kernels.sh unpacked it: KREL ROOT KDIR IMAGE LIBDIR.
 drv_line_kernel() { # target
 	local line
 	line=$(drv_line)
-	[ "$(drv_karch "$1")" = x86 ] || die "drivers for the $line line: x86_64 only so far (ARCH=x86_64)"
 	"$PPKIT_ROOT/scripts/lab/kernels.sh" --print "$line" ||
 		die "the $line kernel is not unpacked (or not a line of scripts/lab/kernels): run scripts/deps.sh"
 }
 
+# A field of the line's row in scripts/lab/kernels (2 suite, 3 abi, 4 version).
+drv_line_field() { # field
+	awk -v l="$(drv_line)" -v f="$1" '$1 == l { print $f }' "$PPKIT_ROOT/scripts/lab/kernels"
+}
+
 # Kernel release of a target: the x86 lab kernel, or the release Debian's
-# flavour metapackage points at in the archive; on another line, its kernel.
+# flavour metapackage points at in the archive; on another line, its
+# kernel (x86: the lab's; arm64, armhf: that line's arm64 or armmp kernel).
 drv_krel() {
 	local karch flav dep
 	if [ "$(drv_line)" != 6.1 ]; then
-		drv_line_kernel "$1" | awk '{ print $1 }'
+		if [ "$(drv_karch "$1")" = x86 ]; then
+			drv_line_kernel "$1" | awk '{ print $1 }'
+		else
+			local abi
+			abi=$(drv_line_field 3)
+			[ -n "$abi" ] || die "no line '$(drv_line)' in scripts/lab/kernels"
+			echo "$abi-$(drv_flavour "$1")"
+		fi
 		return
 	fi
 	karch=$(drv_karch "$1")
@@ -106,7 +119,7 @@ drv_krel() {
 drv_pkgver() {
 	local krel=$1 debarch=$2 v
 	if [ "$(drv_line)" != 6.1 ]; then
-		awk -v l="$(drv_line)" '$1 == l { print $4 }' "$PPKIT_ROOT/scripts/lab/kernels"
+		drv_line_field 4
 		return
 	fi
 	v=$(dpkg-query -W -f='${Version}' "linux-image-$krel" 2>/dev/null || true)

@@ -118,18 +118,27 @@ prepare_source() { # pkgver
 
 # Debian's image (modules included), headers and busybox for a cross target.
 prepare_root() { # target krel pkgver
-	local t=$1 krel=$2 pkgver=$3 debarch root d
+	local t=$1 krel=$2 pkgver=$3 debarch root d img hdr
 	debarch=$(drv_debarch "$t")
 	root=$PPKIT_CACHE/$t/root-$krel
 	[ -f "$root/.ppkit-extracted" ] && return
-	fetch_debs "linux-image-$krel=$pkgver:$debarch" "linux-headers-$krel=$pkgver:$debarch" \
-		"busybox-static:$debarch"
+	local debs=()
+	if [ "$(drv_line)" = 6.1 ]; then
+		fetch_debs "linux-image-$krel=$pkgver:$debarch" "linux-headers-$krel=$pkgver:$debarch" \
+			"busybox-static:$debarch"
+		debs=("$(deb_path "linux-image-$krel" "$pkgver" "$debarch")"
+		      "$(deb_path "linux-headers-$krel" "$pkgver" "$debarch")")
+	else
+		# another Debian release's: through the lines' private apt
+		fetch_debs "busybox-static:$debarch"
+		read -r _ _ img hdr < <("$PPKIT_ROOT/scripts/lab/kernels.sh" --cross "$debarch" "$(drv_line)") ||
+			die "cannot fetch the $(drv_line) kernel for $debarch (above)"
+		debs=("$img" "$hdr")
+	fi
 	say "unpacking Debian's $krel"
 	rm -rf "$root"
 	mkdir -p "$root"
-	for d in "$(deb_path "linux-image-$krel" "$pkgver" "$debarch")" \
-		 "$(deb_path "linux-headers-$krel" "$pkgver" "$debarch")" \
-		 "$(deb_path busybox-static '*' "$debarch")"; do
+	for d in "${debs[@]}" "$(deb_path busybox-static '*' "$debarch")"; do
 		dpkg-deb -x "$d" "$root"
 	done
 	# The image package ships no modules.dep: make one for modprobe in the guest.
@@ -146,7 +155,9 @@ prepare_kbuild() { # target krel pkgver
 	[ -f "$out/.ppkit-prepared" ] && return
 	command -v pahole >/dev/null || die "pahole missing (dwarves): run scripts/deps.sh"
 	command -v "$(drv_cross "$t")gcc" >/dev/null || die "$(drv_cross "$t")gcc missing: run scripts/deps.sh"
-	margs=$(drv_make_args "$t")
+	# Debian builds with no Rust: a rustc on the host would show in 6.12's
+	# config (RUSTC_VERSION), which must not drift
+	margs="$(drv_make_args "$t") RUSTC=ppkit-no-rustc"
 	say "preparing a $t kernel tree for $krel (olddefconfig + modules_prepare)"
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -171,7 +182,7 @@ print_target() {
 	local t=$1 krel pkgver root kdir
 	krel=$(drv_krel "$t")
 	pkgver=$(drv_pkgver "$krel" "$(drv_debarch "$t")")
-	if [ "$(drv_line)" != 6.1 ]; then
+	if [ "$(drv_line)" != 6.1 ] && [ "$(drv_karch "$t")" = x86 ]; then
 		read -r _ root kdir _ < <(drv_line_kernel "$t")
 		echo "$krel $pkgver $(drv_srcdir "$(drv_upstream "$pkgver")") $kdir $root"
 	elif [ "$(drv_karch "$t")" = x86 ]; then
@@ -197,7 +208,7 @@ for t in "${targets[@]}"; do
 	krel=$(drv_krel "$t")
 	pkgver=$(drv_pkgver "$krel" "$(drv_debarch "$t")")
 	prepare_source "$pkgver"
-	if [ "$(drv_line)" = 6.1 ] && [ "$(drv_karch "$t")" != x86 ]; then
+	if [ "$(drv_karch "$t")" != x86 ]; then
 		prepare_root "$t" "$krel" "$pkgver"
 		prepare_kbuild "$t" "$krel" "$pkgver"
 	fi

@@ -12,6 +12,10 @@
 #   scripts/lab/kernels.sh --source LINE the line's linux-source package
 #                                        (same version as its image), fetched
 #                                        into debs/ if missing: print VERSION DEB
+#   scripts/lab/kernels.sh --cross armhf|arm64 LINE
+#                                        that architecture's image and headers
+#                                        of the line (armmp, arm64), fetched into
+#                                        debs/: print KREL VERSION IMAGE HEADERS
 #
 # Cache ($PPKIT_CACHE, default /var/cache/ppkit, a path the lab guest sees):
 #   apt-matrix/      sources.list, state/ and cache/ of the private apt
@@ -60,7 +64,7 @@ print_line() {
 case "${1:-}" in
 --print) print_line "${2:?--print LINE}"; exit 0 ;;
 --lines) rows | awk '{ print $1 }'; exit 0 ;;
---source) ;;
+--source | --cross) ;;
 -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 -*) die "unknown option '$1' (see --help)" ;;
 esac
@@ -81,7 +85,8 @@ archive_uri() {
 APT_OPTS=(-o "Dir::State=$APTDIR/state" -o "Dir::Cache=$APTDIR/cache"
 	-o "Dir::Etc::SourceList=$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null
 	-o "Dir::Etc::Preferences=/dev/null" -o Dir::Etc::PreferencesParts=/dev/null
-	-o "APT::Architectures=$FLAVOUR" -o APT::Sandbox::User=root)
+	-o "APT::Architectures::=$FLAVOUR" -o "APT::Architectures::=armhf"
+	-o "APT::Architectures::=arm64" -o APT::Sandbox::User=root)
 
 # The private configuration: its sources list names every suite of the
 # table; the lists are refreshed when the list changes or are older than a day.
@@ -89,7 +94,9 @@ private_apt() {
 	local uri suites s want
 	uri=$(archive_uri)
 	suites=$(rows | awk '{ print $2 }' | sort -u)
-	want=$(for s in $suites; do echo "deb [signed-by=$KEYRING] $uri $s main"; done)
+	# (the architectures are in it too: lists of more of them need an update)
+	want=$(echo "# architectures: amd64 armhf arm64"
+	       for s in $suites; do echo "deb [signed-by=$KEYRING] $uri $s main"; done)
 	mkdir -p "$APTDIR/state/lists/partial" "$APTDIR/cache/archives/partial"
 	if [ "$(cat "$APTDIR/sources.list" 2>/dev/null)" != "$want" ]; then
 		echo "$want" >"$APTDIR/sources.list"
@@ -102,12 +109,13 @@ private_apt() {
 	fi
 }
 
-deb_of() { # name version -> path of the cached .deb, or nothing
-	local v=${2//:/%3a}
-	compgen -G "$DEBS/${1}_${v}_$FLAVOUR.deb" || compgen -G "$DEBS/${1}_${v}_all.deb" || true
+deb_of() { # name[:arch] version -> path of the cached .deb, or nothing
+	local v=${2//:/%3a} n=${1%%:*} a=$FLAVOUR
+	[ "$1" != "$n" ] && a=${1#*:}
+	compgen -G "$DEBS/${n}_${v}_$a.deb" || compgen -G "$DEBS/${n}_${v}_all.deb" || true
 }
 
-# Fetch (apt-get download) what is not in $DEBS yet: name=version...
+# Fetch (apt-get download) what is not in $DEBS yet: name[:arch]=version...
 fetch() {
 	local want=() p
 	for p in "$@"; do
@@ -200,6 +208,20 @@ source_deb() { # line
 }
 if [ "${1:-}" = --source ]; then
 	source_deb "${2:?--source LINE}"
+	exit 0
+fi
+# Another architecture's kernel of a line, for scripts/drivers (a board's
+# kernel): its image and headers, fetched into debs/; prints KREL VERSION
+# IMAGE_DEB HEADERS_DEB.
+if [ "${1:-}" = --cross ]; then
+	r=$(row "${3:?--cross armhf|arm64 LINE}") || die "no line '$3' in $TABLE"
+	read -r _ _ abi ver _ _ <<<"$r"
+	case $2 in armhf) krel=$abi-armmp ;; arm64) krel=$abi-arm64 ;; *) die "--cross: armhf or arm64" ;; esac
+	img=linux-image-$krel
+	# arm64's signed image is a separate package; armhf has only this one
+	[ "$2" = arm64 ] && img=$img-unsigned
+	fetch "$img:$2=$ver" "linux-headers-$krel:$2=$ver"
+	echo "$krel $ver $(deb_of "$img:$2" "$ver") $(deb_of "linux-headers-$krel:$2" "$ver")"
 	exit 0
 fi
 

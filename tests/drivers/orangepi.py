@@ -108,10 +108,11 @@ def debian_deps(root, krel):
         for line in f:
             mod, _, rest = line.partition(':')
             deps[mod] = rest.split()
-    key = next(k for k in deps if k.endswith('/dwmac-sun8i.ko'))
+    # 6.12's modules are .ko.xz
+    key = next(k for k in deps if re.search(r'/dwmac-sun8i\.ko(\.xz)?$', k))
     order = []
     for path in reversed(deps[key]):  # modules.dep lists the deepest last
-        name = os.path.basename(path)[:-3]
+        name = re.sub(r'\.ko(\.xz)?$', '', os.path.basename(path))
         if name not in STMMAC_OWN:
             order.append((name, os.path.join(mdir, path)))
     return order
@@ -178,6 +179,12 @@ def build_initrd(work, root, krel, sets, ppctl_root, xdp_obj=None):
     strip = 'arm-linux-gnueabihf-strip'
     names = []
     for name, path in debian_deps(root, krel):
+        if path.endswith('.xz'):
+            # busybox's insmod does not decompress
+            plain = os.path.join(work, name + '.ko')
+            with open(plain, 'wb') as out:
+                subprocess.run(['xz', '-dc', path], stdout=out, check=True)
+            path = plain
         subprocess.run([strip, '--strip-debug', '-o',
                         os.path.join(rootfs, 'lib/modules/ppkit/debian', name + '.ko'), path],
                        check=True)

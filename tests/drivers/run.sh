@@ -11,8 +11,9 @@
 #                 does not already have
 #   load-ARCH     every module loads and unloads with pp_backport in QEMU
 #                 (x86_64 lab, arm64 -M virt)
-#   build-, static-, load-x86_64-LINE  the same for a line of the kernel
-#                 matrix (6.12: mlx4_en), its kernel and drivers/*/LINE/
+#   build-, static-, load-ARCH-LINE, orangepi-LINE  the same for a line of
+#                 the kernel matrix (5.10, 6.12), its kernel and drivers/*/LINE/
+#                 (x86_64: the lab kernel of the line; arm: its armmp kernel)
 #   orangepi      stmmac on qemu -M orangepi-pc: TCP both ways, ppctl hit
 #                 rate, ORANGEPI_STRESS_S (default 20; make soak: 150) s of
 #                 /proc/net/dev reads under traffic; under TCP both ways,
@@ -21,7 +22,11 @@
 #                 and down/up cycles with the counters still counting
 # Prints 'drivers: N passed, N failed'; exits non-zero if a lane failed.
 #
-#   tests/drivers/run.sh [LANE...]     (default: all)
+#   tests/drivers/run.sh [LANE...]     (default: make test's lanes, the 6.1
+#                                       ones and build and load of 5.10's
+#                                       and 6.12's x86_64 drivers)
+#   tests/drivers/run.sh lines         every lane of the other lines (make
+#                                       test-matrix)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # this run's logs (build/drivers/results links to the last run's)
@@ -34,7 +39,7 @@ lane() {
 	local name=$1 t0=$SECONDS rc limit note
 	shift
 	# each lane's time limit (s): a hung guest costs that much, no more
-	case $name in build-*) limit=1200 ;; orangepi) limit=900 ;; *) limit=600 ;; esac
+	case $name in build-*) limit=1200 ;; orangepi*) limit=900 ;; *) limit=600 ;; esac
 	echo "=== drivers: $name (at most $limit s)"
 	# a lane may be a function of this script: timeout runs it in a bash
 	# that has it (export -f, below)
@@ -42,8 +47,14 @@ lane() {
 	rc=$?
 	sed 's/^/    /' "$OUT/$name.log" | tail -40
 	case $rc in 0) note= ;; 124 | 137) note="timed out after $limit s" ;; *) note="exit $rc; log $OUT/$name.log" ;; esac
+	# a row per lane; another line's lane is its 6.1 lane on that kernel's
+	# column (make test-matrix's table: scenario x kernel)
+	local row=$name col=${name#*-}
+	if [ "${DRV_LINE:-6.1}" != 6.1 ]; then
+		row=${name%-"$DRV_LINE"} col="debian $DRV_LINE"
+	fi
 	[ -z "${PPKIT_RESULTS:-}" ] ||
-		printf 'drivers: %s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${name#*-}" \
+		printf 'drivers: %s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$col" \
 			"$([ $rc -eq 0 ] && echo pass || echo FAIL)" $((SECONDS - t0)) "$limit" "$note" >> "$PPKIT_RESULTS"
 	if [ $rc -eq 0 ]; then
 		echo "=== drivers: $name: PASS ($((SECONDS - t0)) s)"
@@ -77,8 +88,12 @@ orangepi() {
 	arm-linux-gnueabihf-strip -o "$g/usr/bin/ppctl" build/bin/arm/ppctl
 	SYSROOT=$(scripts/tools/sysroot.sh arm) scripts/tools/guest-libs.sh arm build/bin/arm/ppctl "$g" ||
 		return 1
-	python3 tests/drivers/orangepi.py --set own=build/drivers/arm --mib 16 --stress "${1:-${ORANGEPI_STRESS_S:-20}}" --xdp \
-		--ppctl-root "$g" --json build/drivers/orangepi.json
+	local own=build/drivers/arm out=build/drivers/orangepi
+	if [ "${DRV_LINE:-6.1}" != 6.1 ]; then
+		own=$own-$DRV_LINE out=$out-$DRV_LINE
+	fi
+	python3 tests/drivers/orangepi.py --set own="$own" --mib 16 --stress "${1:-${ORANGEPI_STRESS_S:-20}}" --xdp \
+		--ppctl-root "$g" --json "$out.json" --log "$out.log"
 }
 
 # A kernel source the series were not tested against is refused by name.
@@ -149,10 +164,16 @@ PY
 
 export -f build_both drivers_for orangepi unsupported point_release
 lanes=("$@")
+# make test: every 6.1 lane, and a build and load of each other line's
+# drivers; `lines` (make test-matrix): everything the other lines have
+if [ "${lanes[*]}" = lines ]; then
+	lanes=(build-x86_64-5.10 static-x86_64-5.10 load-x86_64-5.10
+		build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12
+		build-arm-6.12 static-arm-6.12 orangepi-6.12)
+fi
 [ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
 	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi
-	build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12
-	build-x86_64-5.10 static-x86_64-5.10 load-x86_64-5.10)
+	build-x86_64-5.10 load-x86_64-5.10 build-x86_64-6.12 load-x86_64-6.12)
 for l in "${lanes[@]}"; do
 	# build-, static- and load-ARCH[-LINE]: LINE (default 6.1) a line of
 	# the kernel matrix, its kernel and drivers/*/LINE/ series
@@ -170,6 +191,8 @@ for l in "${lanes[@]}"; do
 		lane "$l" tests/drivers/static.sh "$arch" "${drvs[@]}" ;;
 	load-*) lane "$l" python3 tests/drivers/load.py "$arch" ;;
 	orangepi) lane "$l" orangepi ;;
+	# the Orange Pi PC on another line's armmp kernel (build-arm-LINE first)
+	orangepi-[0-9]*) DRV_LINE=${l#orangepi-} lane "$l" orangepi ;;
 	unsupported-version) lane "$l" unsupported ;;
 	point-release) lane "$l" point_release ;;
 	orangepi-demo) orangepi 0; exit $? ;;	# make run: no stress, output as it comes
