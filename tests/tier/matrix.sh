@@ -1,8 +1,9 @@
 #!/bin/bash
 # make test-matrix: every lab scenario (tests/lab/run-all.sh all) on 6.1 and
 # on each line of the kernel matrix (scripts/lab/kernels), each line with its
-# own modules (make modules KVER=LINE), then one summary with the table of
-# scenario x kernel (tests/tier/summary.py --matrix).
+# own modules (make modules KVER=LINE), the patched drivers' lanes of the
+# other lines (tests/drivers/run.sh lines), then one summary with the table
+# of scenario x kernel (tests/tier/summary.py --matrix).
 #
 #   tests/tier/matrix.sh [LINE...]     default: 6.1 and every line
 #
@@ -30,5 +31,7 @@ for line in "${lines[@]}"; do
 			tests/tier/step.sh --rows "lab-$line" "debian $line" 7200 env LAB_KERNEL="$line" tests/lab/run-all.sh all
 	fi
 done
+# the patched drivers on the other lines: build, static, load, the Orange Pi PC
+tests/tier/step.sh --rows drivers-lines host 3600 tests/drivers/run.sh lines
 echo "=== make test-matrix: $((SECONDS - T0)) s"
 python3 tests/tier/summary.py "$PPKIT_RESULTS" --title "make test-matrix" --matrix
