@@ -169,6 +169,7 @@ lanes=("$@")
 if [ "${lanes[*]}" = lines ]; then
 	lanes=(build-x86_64-5.10 static-x86_64-5.10 load-x86_64-5.10
 		build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12
+		build-arm64-6.12 static-arm64-6.12 load-arm64-6.12
 		build-arm-6.12 static-arm-6.12 orangepi-6.12)
 fi
 [ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
