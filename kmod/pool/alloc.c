@@ -253,7 +253,8 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 	}
 
 	memset(pages, 0, sizeof(pages));
-	n = ppb_alloc_pages_bulk_node(gfp, nid, min(batch, ARRAY_SIZE(pages)), pages);
+	batch = min_t(unsigned long, batch, ARRAY_SIZE(pages));
+	n = ppb_alloc_pages_bulk_node(gfp, nid, batch, pages);
 	for (i = 0; i < n; i++) {
 		if (ppb_page_enter(pool, pages[i]))
 			ppb_cache_stage(pool, pages[i]);
