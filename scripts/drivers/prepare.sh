@@ -51,7 +51,9 @@ fetch_debs() { # pkg:arch...
 # Trees of kernel releases no target uses any more (the archive moved on):
 # removed, with the sources no target needs.
 prune_cache() { # target...: the targets prepared, all three
-	local t keep=() d rel srcs=()
+	local t keep=() d rel srcs=() abis a
+	# the other lines' kernels of a target (DRV_LINE) are kept too
+	abis=$(awk '!/^#/ && NF { print $3 }' "$PPKIT_ROOT/scripts/lab/kernels")
 	for t in "$@"; do
 		keep+=("$(drv_krel "$t")")
 		srcs+=("$(drv_srcdir "$(drv_upstream "$(drv_pkgver "$(drv_krel "$t")" "$(drv_debarch "$t")")")")")
@@ -60,6 +62,7 @@ prune_cache() { # target...: the targets prepared, all three
 			rel=${d##*/root-}
 			rel=${rel##*/kbuild-}
 			[ "$rel" = "$(drv_krel "$t")" ] && continue
+			for a in $abis; do case $rel in "$a"-*) continue 2 ;; esac; done
 			say "removing $d: $rel is no longer $t's kernel"
 			rm -rf "$d"
 		done
@@ -146,6 +149,10 @@ prepare_root() { # target krel pkgver
 	touch "$root/.ppkit-extracted"
 }
 
+# Options that describe the compiler, assembler and linker (what they are and
+# which flags they take), not the kernel.
+TOOLCHAIN_OPTS='^CONFIG_((CC|AS|LD|GCC|CLANG|RUSTC)_VERSION(_TEXT)?|(CC|AS)_HAS_[A-Z0-9_]+|CC_HAVE_[A-Z0-9_]+|HAVE_KCSAN_COMPILER|ARCH_SUPPORTS_SHADOW_CALL_STACK)='
+
 # A kernel build tree for cross builds: Debian's config, no drift, Debian's symvers.
 prepare_kbuild() { # target krel pkgver
 	local t=$1 krel=$2 pkgver=$3 src out hdr margs drift f
@@ -165,8 +172,15 @@ prepare_kbuild() { # target krel pkgver
 	# shellcheck disable=SC2086
 	make -s -C "$src" O="$out" $margs KERNELRELEASE="$krel" olddefconfig >"$out/prepare.log" 2>&1 ||
 		die "olddefconfig failed: see $out/prepare.log"
-	drift=$(diff <(grep -v -e '^#' -e CC_VERSION_TEXT -e '^$' "$hdr/.config" | sort) \
-		     <(grep -v -e '^#' -e CC_VERSION_TEXT -e '^$' "$out/.config" | sort) || true)
+	# What the toolchain is and can do may differ (5.10's were built with
+	# gcc-10, which bookworm lacks): named, then left out of the comparison.
+	# Any other difference is a choice of Debian's that olddefconfig undid.
+	tc=$(diff <(grep -E "$TOOLCHAIN_OPTS" "$hdr/.config" | sort) \
+		  <(grep -E "$TOOLCHAIN_OPTS" "$out/.config" | sort) | sed -n 's/^> /    /p' || true)
+	[ -z "$tc" ] || say "$krel: the cross toolchain is not Debian's; its options differ:
+$tc"
+	drift=$(diff <(grep -v -E -e '^#' -e "$TOOLCHAIN_OPTS" -e '^$' "$hdr/.config" | sort) \
+		     <(grep -v -E -e '^#' -e "$TOOLCHAIN_OPTS" -e '^$' "$out/.config" | sort) || true)
 	[ -z "$drift" ] || die "config drift against Debian's $krel (toolchain differs?):
 $drift"
 	# shellcheck disable=SC2086
