@@ -79,7 +79,7 @@ endif
 TOOLS_BUILD := $(BUILD)/tools
 
 .PHONY: all modules tools test-unit deps run test test-matrix test-kernel bench regress check static clean help \
-	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-asan test-stress test-debug modules-debug install uninstall dist-board soak
+	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-asan test-stress test-debug modules-debug install uninstall dist-board soak regress-orangepi
 
 all: modules tools
 
@@ -196,6 +196,13 @@ regress: deps
 	scripts/drivers/build.sh --fixes-only arm stmmac
 	python3 scripts/regress/stmmac_orangepi.py
 	scripts/regress/run-lab.sh
+
+# The stmmac A/B on the emulated Orange Pi PC alone, on a line of the kernel
+# matrix: make regress-orangepi [KVER=5.10|6.12] (default 6.1)
+regress-orangepi: deps
+	DRV_LINE=$(or $(KLINE),6.1) scripts/drivers/build.sh arm stmmac
+	DRV_LINE=$(or $(KLINE),6.1) scripts/drivers/build.sh --fixes-only arm stmmac
+	python3 scripts/regress/stmmac_orangepi.py --line $(or $(KLINE),6.1)
 
 run: deps
 	$(MAKE) modules

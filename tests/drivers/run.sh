@@ -175,6 +175,8 @@ lanes=("$@")
 # drivers; `lines` (make test-matrix): everything the other lines have
 if [ "${lanes[*]}" = lines ]; then
 	lanes=(build-x86_64-5.10 static-x86_64-5.10 load-x86_64-5.10
+		build-arm64-5.10 static-arm64-5.10 load-arm64-5.10
+		build-arm-5.10 static-arm-5.10 orangepi-5.10
 		build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12
 		build-arm64-6.12 static-arm64-6.12 load-arm64-6.12
 		build-arm-6.12 static-arm-6.12 orangepi-6.12)
