@@ -9,7 +9,8 @@
 #     .config and Module.symvers (olddefconfig must not change a single option).
 # Idempotent: every step leaves a stamp and is skipped next time.
 #
-#   scripts/drivers/prepare.sh [x86_64|arm64|arm]...   (default: all three)
+#   scripts/drivers/prepare.sh [x86_64|arm64|arm|arm64-16k]...   (default: the
+#                                                 first three; arm64-16k: DRV_LINE=6.12)
 #   scripts/drivers/prepare.sh --print ARCH           print KREL PKGVER SRCDIR KBUILD ROOT
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -131,8 +132,8 @@ prepare_root() { # target krel pkgver
 	else
 		# another Debian release's: through the lines' private apt
 		fetch_debs "busybox-static:$debarch"
-		read -r _ _ img hdr < <("$PPKIT_ROOT/scripts/lab/kernels.sh" --cross "$debarch" "$(drv_line)") ||
-			die "cannot fetch the $(drv_line) kernel for $debarch (above)"
+		read -r _ _ img hdr < <("$PPKIT_ROOT/scripts/lab/kernels.sh" --cross "$(drv_flavour "$t")" "$(drv_line)") ||
+			die "cannot fetch the $(drv_line) kernel for $t (above)"
 		debs=("$img" "$hdr")
 	fi
 	say "unpacking Debian's $krel"
