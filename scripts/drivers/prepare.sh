@@ -50,17 +50,22 @@ fetch_debs() { # pkg:arch...
 }
 
 # Trees of kernel releases no target uses any more (the archive moved on):
-# removed, with the sources no target needs.
+# removed, with the sources no target needs.  A target's trees of the
+# kernel matrix's other lines (DRV_LINE=5.10|6.12: that line's release of
+# the target's flavour, scripts/lab/kernels) are kept.
 prune_cache() { # target...: the targets prepared, all three
-	local t keep=() d rel srcs=()
+	local t keep d rel srcs=()
 	for t in "$@"; do
-		keep+=("$(drv_krel "$t")")
+		keep=" $(drv_krel "$t") "
+		for d in $(awk '!/^#/ && NF { print $3 }' "$PPKIT_ROOT/scripts/lab/kernels"); do
+			keep+="$d-$(drv_flavour "$t") "
+		done
 		srcs+=("$(drv_srcdir "$(drv_upstream "$(drv_pkgver "$(drv_krel "$t")" "$(drv_debarch "$t")")")")")
 		for d in "$PPKIT_CACHE/$t"/root-* "$PPKIT_CACHE/$t"/kbuild-*; do
 			[ -d "$d" ] || continue
 			rel=${d##*/root-}
 			rel=${rel##*/kbuild-}
-			[ "$rel" = "$(drv_krel "$t")" ] && continue
+			case $keep in *" $rel "*) continue ;; esac
 			say "removing $d: $rel is no longer $t's kernel"
 			rm -rf "$d"
 		done
