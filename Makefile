@@ -17,7 +17,8 @@
 #   make man        man pages ppctl(8), ppctld(8) -> build/man/
 #   make install    modules for the running kernel, tools, unit, man pages,
 #                   completion (PREFIX=/usr/local, DESTDIR=); make uninstall
-#   make dist-board ARCH=arm64|arm [KDIR=...]  one tarball for a board -> build/dist/
+#   make dist-board ARCH=arm64|arm|arm64-16k [KVER=LINE|KDIR=...]  one tarball
+#                   for a board -> build/dist/ (make test-boards [KVER=LINE] runs them)
 #   make tools      libppkit, ppctl, ppctld (CMake, build/tools) -> build/bin/
 #   make test-unit  the user-space unit tests (Catch2)
 #   make drivers    patched stmmac/mvpp2/mlx4_en + pp_backport, ARCH=x86_64|arm64|arm
@@ -279,12 +280,15 @@ test-intree:
 	scripts/intree/test.sh
 
 # The board tarballs of both ARM targets, installed and run on qemu -M virt
-# with Debian's arm64 and armhf kernels.
+# with Debian's arm64 and armhf kernels (make test).  KVER=LINE: those of
+# that line of the kernel matrix, every board target the archive has a
+# kernel of (scripts/lab/kernels.sh --boards: 6.12 adds arm64-16k, 16 KiB
+# pages); make test-matrix runs them.  BOARDS= chooses among them.
+BOARDS ?= $(if $(KLINE),$(shell scripts/lab/kernels.sh --boards $(KLINE)),arm64 arm)
 test-boards:
-	$(MAKE) dist-board ARCH=arm64
-	$(MAKE) dist-board ARCH=arm
-	python3 tests/boards/tarball.py arm64
-	python3 tests/boards/tarball.py arm
+	@test -n "$(strip $(BOARDS))" || { echo "test-boards: no board target for KVER=$(KVER)" >&2; exit 1; }
+	for b in $(BOARDS); do $(MAKE) dist-board ARCH=$$b$(if $(KLINE), KVER=$(KLINE)) || exit 1; done
+	fail=0; for b in $(BOARDS); do python3 tests/boards/tarball.py $$b$(if $(KLINE), --kver $(KLINE)) || fail=1; done; exit $$fail
 
 # Install on this machine (modules for the running kernel, tools, unit, man
 # pages, completion); PREFIX=/usr/local, DESTDIR= for a staging root.

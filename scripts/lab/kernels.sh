@@ -12,6 +12,11 @@
 #   scripts/lab/kernels.sh --source LINE the line's linux-source package
 #                                        (same version as its image), fetched
 #                                        into debs/ if missing: print VERSION DEB
+#   scripts/lab/kernels.sh --boards LINE the board targets of the line (make
+#                                        dist-board ARCH=...): arm, arm64 and
+#                                        arm64-16k, those of its flavours
+#                                        (armmp, arm64, arm64-16k) whose headers
+#                                        the archive has, one a line
 #   scripts/lab/kernels.sh --cross armmp|arm64|arm64-16k LINE
 #                                        that ARM flavour's image and headers
 #                                        of the line (armhf, arm64, arm64 with
@@ -66,7 +71,7 @@ print_line() {
 case "${1:-}" in
 --print) print_line "${2:?--print LINE}"; exit 0 ;;
 --lines) rows | awk '{ print $1 }'; exit 0 ;;
---source | --cross) ;;
+--source | --cross | --boards) ;;
 -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 -*) die "unknown option '$1' (see --help)" ;;
 esac
@@ -210,6 +215,18 @@ source_deb() { # line
 }
 if [ "${1:-}" = --source ]; then
 	source_deb "${2:?--source LINE}"
+	exit 0
+fi
+if [ "${1:-}" = --boards ]; then
+	r=$(row "${2:?--boards LINE}") || die "no line '$2' in $TABLE"
+	read -r _ _ abi ver _ _ <<<"$r"
+	private_apt
+	for f in arm64:arm64 armmp:arm arm64-16k:arm64-16k; do
+		a=arm64
+		[ "${f%%:*}" = armmp ] && a=armhf
+		apt-cache "${APT_OPTS[@]}" show "linux-headers-$abi-${f%%:*}:$a=$ver" >/dev/null 2>&1 &&
+			echo "${f#*:}"
+	done
 	exit 0
 fi
 # Another architecture's kernel of a line, for scripts/drivers (a board's
