@@ -29,8 +29,9 @@
 # differs from Debian's kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-# Called from make: keep its command-line ARCH= and flags out of the kernel builds.
-unset MAKEFLAGS MFLAGS MAKELEVEL
+# Called from make: keep its command-line ARCH= (arm64-16k is no kernel ARCH)
+# and flags out of the kernel builds.
+unset MAKEFLAGS MFLAGS MAKELEVEL ARCH
 
 unpatched=0 fixes_only=0 sparse=0
 while [ $# -gt 0 ]; do
