@@ -66,9 +66,11 @@ def main():
         sys.exit(f'tarball: unknown board target {args.target}: use arm64, arm or arm64-16k')
     arch = 'arm' if t == 'arm' else 'arm64'
     line = args.kver
-    krel, _ver, _src, kbuild, root = subprocess.run(
-        [os.path.join(ROOT, 'scripts/drivers/prepare.sh'), '--print', t],
-        check=True, capture_output=True, text=True, env=dict(os.environ, DRV_LINE=line)).stdout.split()
+    r = subprocess.run([os.path.join(ROOT, 'scripts/drivers/prepare.sh'), '--print', t],
+                       capture_output=True, text=True, env=dict(os.environ, DRV_LINE=line))
+    if r.returncode or len(r.stdout.split()) != 5:
+        sys.exit(f'tarball: no {t} kernel of line {line}: {r.stderr.strip()}')
+    krel, _ver, _src, kbuild, root = r.stdout.split()
     make = f'make dist-board ARCH={t}' + ('' if line == '6.1' else f' KVER={line}')
     if args.tarball:
         tarball = os.path.abspath(args.tarball)
