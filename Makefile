@@ -17,7 +17,8 @@
 #   make man        man pages ppctl(8), ppctld(8) -> build/man/
 #   make install    modules for the running kernel, tools, unit, man pages,
 #                   completion (PREFIX=/usr/local, DESTDIR=); make uninstall
-#   make dist-board ARCH=arm64|arm [KDIR=...]  one tarball for a board -> build/dist/
+#   make dist-board ARCH=arm64|arm|arm64-16k [KVER=LINE|KDIR=...]  one tarball
+#                   for a board -> build/dist/ (make test-boards [KVER=LINE] runs them)
 #   make tools      libppkit, ppctl, ppctld (CMake, build/tools) -> build/bin/
 #   make test-unit  the user-space unit tests (Catch2)
 #   make drivers    patched stmmac/mvpp2/mlx4_en + pp_backport, ARCH=x86_64|arm64|arm
@@ -27,12 +28,16 @@ SHELL := /bin/bash
 KVER ?= $(shell scripts/lab/kver 2>/dev/null)
 KMOD := $(CURDIR)/kmod
 BUILD := $(CURDIR)/build
-# Kernel modules for a board: ARCH=arm64|arm (aarch64, armhf), CROSS_COMPILE
-# (default: Debian's aarch64-linux-gnu- / arm-linux-gnueabihf-) and KDIR, the
-# board kernel's build tree (default: the Debian kernel of that architecture
-# that scripts/drivers/prepare.sh caches for the lab).  They are built in a
-# copy of kmod/ (build/kmod-<arch>), so that the lab's x86 objects stay.
-MOD_ARCH := $(patsubst armhf,arm,$(patsubst aarch64,arm64,$(filter arm armhf arm64 aarch64,$(ARCH))))
+# Kernel modules for a board: ARCH=arm64|arm (aarch64, armhf) or arm64-16k
+# (arm64 with 16 KiB pages), CROSS_COMPILE (default: Debian's
+# aarch64-linux-gnu- / arm-linux-gnueabihf-) and KDIR, the board kernel's
+# build tree (default: the Debian kernel of that target that
+# scripts/drivers/prepare.sh caches for the lab; with KVER=LINE, a line of
+# the kernel matrix, that line's: DRV_LINE=LINE prepare.sh).  They are built
+# in a copy of kmod/ (build/kmod-<target>[-<line>]), so that the lab's x86
+# objects stay.  BOARD is the target (arm64-16k), MOD_ARCH the kernel's ARCH.
+BOARD := $(patsubst armhf,arm,$(patsubst aarch64,arm64,$(filter arm armhf arm64 aarch64 arm64-16k,$(ARCH))))
+MOD_ARCH := $(patsubst arm64-16k,arm64,$(BOARD))
 # KVER=5.10|6.12, a line of the kernel matrix (scripts/lab/kernels): Debian's
 # kernel of that line, unpacked by scripts/lab/kernels.sh (scripts/deps.sh),
 # built in build/kmod-LINE (log build/modules-LINE.log), with the kernel's own
@@ -44,7 +49,9 @@ override KVER := $(shell scripts/lab/kver 2>/dev/null)
 endif
 KLINES := $(shell scripts/lab/kernels.sh --lines 2>/dev/null)
 KLINE := $(if $(MOD_ARCH),,$(filter $(KVER),$(KLINES)))
-ifeq ($(KLINE)$(MOD_ARCH),)
+# a board's line (ARCH=arm64|arm|arm64-16k KVER=LINE); empty: Debian 12's 6.1
+BOARD_LINE := $(if $(MOD_ARCH),$(filter $(KVER),$(KLINES)))
+ifeq ($(KLINE)$(BOARD_LINE),)
 ifneq ($(shell echo '$(KVER)' | grep -xE '[0-9]+\.[0-9]+'),)
 $(error KVER=$(KVER): not a line of the kernel matrix; use 6.1 (the default), $(KLINES) (scripts/lab/kernels) or a kernel release)
 endif
@@ -70,11 +77,15 @@ MOD_DIR ?= $(KMOD)
 MOD_ARGS :=
 else
 ifndef KDIR
-KDIR := $(word 4,$(shell scripts/drivers/prepare.sh --print $(MOD_ARCH)))
+KDIR := $(word 4,$(shell DRV_LINE=$(or $(BOARD_LINE),6.1) scripts/drivers/prepare.sh --print $(BOARD)))
+# the modules target prepares it first (once: prepare.sh leaves a stamp)
+BOARD_PREPARE := DRV_LINE=$(or $(BOARD_LINE),6.1) scripts/drivers/prepare.sh $(BOARD)
 endif
 CROSS_COMPILE ?= $(if $(filter arm64,$(MOD_ARCH)),aarch64-linux-gnu-,arm-linux-gnueabihf-)
-MOD_DIR := $(BUILD)/kmod-$(MOD_ARCH)
-MOD_ARGS := ARCH=$(MOD_ARCH) CROSS_COMPILE=$(CROSS_COMPILE)
+MOD_DIR := $(BUILD)/kmod-$(BOARD)$(if $(BOARD_LINE),-$(BOARD_LINE))
+MOD_LOG ?= $(BUILD)/modules-$(BOARD)$(if $(BOARD_LINE),-$(BOARD_LINE)).log
+# a line's tree was prepared without Rust (scripts/drivers/prepare.sh)
+MOD_ARGS := ARCH=$(MOD_ARCH) CROSS_COMPILE=$(CROSS_COMPILE)$(if $(BOARD_LINE), RUSTC=ppkit-no-rustc)
 endif
 TOOLS_BUILD := $(BUILD)/tools
 
@@ -93,7 +104,8 @@ ifneq (,$(findstring n,$(firstword -$(MAKEFLAGS))))
 MOD_LOG := /dev/null
 endif
 modules:
-	@test -d "$(KDIR)" || { echo "no kernel headers at KDIR='$(KDIR)': run scripts/deps.sh or pass KDIR=" >&2; exit 1; }
+	$(BOARD_PREPARE)
+	@test -d "$(KDIR)" || { echo "no kernel headers at KDIR='$(KDIR)': run scripts/deps.sh$(if $(BOARD), (or DRV_LINE=$(or $(BOARD_LINE),6.1) scripts/drivers/prepare.sh $(BOARD))) or pass KDIR=" >&2; exit 1; }
 	@mkdir -p $(BUILD) $(MOD_DIR)
 	$(if $(filter-out $(KMOD),$(MOD_DIR)),cd $(KMOD) && find . \( -name '*.[ch]' -o -name Kbuild -o -name Kconfig \) -print0 | \
 	  cpio -pdmu0 --quiet $(MOD_DIR))
@@ -105,7 +117,7 @@ modules:
 # ARCH=arm (or armhf) and ARCH=arm64 cross-build ppctl, without the unit tests,
 # in build/tools-<arch> -> build/bin/<arch>/ppctl, against the target's Debian
 # libraries unpacked by scripts/tools/sysroot.sh (toolchain: tools/cmake/cross.cmake).
-TOOLS_ARCH = $(patsubst armhf,arm,$(patsubst aarch64,arm64,$(filter arm armhf arm64 aarch64,$(ARCH))))
+TOOLS_ARCH = $(patsubst armhf,arm,$(patsubst aarch64,arm64,$(filter arm armhf arm64 aarch64,$(patsubst arm64-16k,arm64,$(ARCH)))))
 TOOLS_OUT = $(if $(TOOLS_ARCH),$(BUILD)/tools-$(TOOLS_ARCH),$(TOOLS_BUILD))
 TOOLS_BIN = $(BUILD)/bin$(if $(TOOLS_ARCH),/$(TOOLS_ARCH))
 TOOLS_TRIPLET = $(if $(filter arm,$(TOOLS_ARCH)),arm-linux-gnueabihf,aarch64-linux-gnu)
@@ -119,7 +131,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 tools:
 	@command -v cmake >/dev/null || { echo "cmake missing: run scripts/deps.sh" >&2; exit 1; }
-	$(if $(filter-out x86_64 x86 amd64 arm armhf arm64 aarch64,$(ARCH)),$(error tools: unknown ARCH '$(ARCH)': use arm (armhf) or arm64))
+	$(if $(filter-out x86_64 x86 amd64 arm armhf arm64 aarch64 arm64-16k,$(ARCH)),$(error tools: unknown ARCH '$(ARCH)': use arm (armhf) or arm64))
 	cmake -S tools -B $(TOOLS_OUT) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(TOOLS_CCACHE)$(TOOLS_CMAKE)
 	cmake --build $(TOOLS_OUT) -j2
 	@mkdir -p $(TOOLS_BIN)
@@ -172,11 +184,12 @@ soak: modules tools
 
 # Patched drivers, out of tree from the target kernel's own source:
 # ARCH=x86_64|arm64|arm (default: all three) -> build/drivers/<ARCH>/*.ko
-DRIVERS_ARCH = $(or $(filter x86_64 x86 amd64 arm64 aarch64 arm armhf,$(ARCH)),x86_64 arm64 arm)
-# KVER=5.10|6.12: for that line of the kernel matrix (x86_64), from
-# drivers/<driver>/<line>/ -> build/drivers/x86_64-<line>/
+# (ARCH=arm64-16k: arm64's drivers for the arm64-16k kernel, KVER=6.12)
+DRIVERS_ARCH = $(or $(filter x86_64 x86 amd64 arm64 aarch64 arm armhf arm64-16k,$(ARCH)),x86_64 arm64 arm)
+# KVER=5.10|6.12: for that line of the kernel matrix, from
+# drivers/<driver>/<line>/ -> build/drivers/<ARCH>-<line>/
 drivers:
-	@for a in $(DRIVERS_ARCH); do DRV_LINE=$(or $(KLINE),6.1) scripts/drivers/build.sh $$a || exit 1; done
+	@for a in $(DRIVERS_ARCH); do DRV_LINE=$(or $(KLINE),$(BOARD_LINE),6.1) scripts/drivers/build.sh $$a || exit 1; done
 
 # Build matrix, static analysis, load tests, the orangepi-pc stmmac run.
 test-drivers:
@@ -274,18 +287,21 @@ test-intree:
 	scripts/intree/test.sh
 
 # The board tarballs of both ARM targets, installed and run on qemu -M virt
-# with Debian's arm64 and armhf kernels.
+# with Debian's arm64 and armhf kernels (make test).  KVER=LINE: those of
+# that line of the kernel matrix, every board target the archive has a
+# kernel of (scripts/lab/kernels.sh --boards: 6.12 adds arm64-16k, 16 KiB
+# pages); make test-matrix runs them.  BOARDS= chooses among them.
+BOARDS ?= $(if $(KLINE),$(shell scripts/lab/kernels.sh --boards $(KLINE)),arm64 arm)
 test-boards:
-	$(MAKE) dist-board ARCH=arm64
-	$(MAKE) dist-board ARCH=arm
-	python3 tests/boards/tarball.py arm64
-	python3 tests/boards/tarball.py arm
+	@test -n "$(strip $(BOARDS))" || { echo "test-boards: no board target for KVER=$(KVER)" >&2; exit 1; }
+	for b in $(BOARDS); do $(MAKE) dist-board ARCH=$$b$(if $(KLINE), KVER=$(KLINE)) || exit 1; done
+	fail=0; for b in $(BOARDS); do python3 tests/boards/tarball.py $$b$(if $(KLINE), --kver $(KLINE)) || fail=1; done; exit $$fail
 
 # Install on this machine (modules for the running kernel, tools, unit, man
 # pages, completion); PREFIX=/usr/local, DESTDIR= for a staging root.
 PREFIX ?= /usr/local
 DIST_ARCH = $(or $(MOD_ARCH),x86_64)
-STAGE = $(BUILD)/stage-$(DIST_ARCH)
+STAGE = $(BUILD)/stage-$(or $(BOARD),$(DIST_ARCH))$(if $(BOARD_LINE),-$(BOARD_LINE))
 INSTALL_ARGS = --prefix $(PREFIX)$(if $(DESTDIR), --destdir $(DESTDIR))
 install: modules tools man
 	scripts/dist/stage.sh $(DIST_ARCH) $(STAGE)
@@ -294,12 +310,13 @@ install: modules tools man
 uninstall:
 	scripts/install.sh --uninstall $(INSTALL_ARGS)
 
-# One tarball for a board: make dist-board ARCH=arm64|arm [KDIR=<board kernel
-# build tree>] -> build/dist/ppkit-<version>-<arch>-<kernel>.tar.gz; on the
-# board: tar xzf it, then ./install.sh
+# One tarball for a board: make dist-board ARCH=arm64|arm|arm64-16k
+# [KVER=LINE | KDIR=<board kernel build tree>] ->
+# build/dist/ppkit-<version>-<arch>-<kernel>.tar.gz (arm64-16k: arch arm64,
+# kernel ...-arm64-16k); on the board: tar xzf it, then ./install.sh
 dist-board: modules tools man
-	@test -n "$(MOD_ARCH)" || { echo "dist-board: pass ARCH=arm64 or ARCH=arm (and KDIR=<board kernel build tree>)" >&2; exit 1; }
-	scripts/dist/stage.sh $(DIST_ARCH) $(STAGE)/ppkit
+	@test -n "$(MOD_ARCH)" || { echo "dist-board: pass ARCH=arm64, arm or arm64-16k (and KVER=<line> or KDIR=<board kernel build tree>)" >&2; exit 1; }
+	scripts/dist/stage.sh $(DIST_ARCH) $(STAGE)/ppkit $(MOD_DIR)
 	@v=$$(sed -n 's/^version=//p' $(STAGE)/ppkit/MANIFEST); k=$$(sed -n 's/^kernel=//p' $(STAGE)/ppkit/MANIFEST); \
 	  n=ppkit-$$v-$(DIST_ARCH)-$$k; mkdir -p $(BUILD)/dist; rm -rf $(STAGE)/$$n; mv $(STAGE)/ppkit $(STAGE)/$$n; \
 	  tar -C $(STAGE) --owner=0 --group=0 -czf $(BUILD)/dist/$$n.tar.gz $$n && rm -rf $(STAGE)/$$n && \

@@ -5,15 +5,17 @@
 # scripts/install.sh and a MANIFEST.  Builds nothing: the Makefile's targets
 # run `make modules tools man` (with ARCH for a board) first.
 #
-#   scripts/dist/stage.sh ARCH DEST        ARCH: x86_64, arm64 (aarch64), arm (armhf)
+#   scripts/dist/stage.sh ARCH DEST [KMOD]  ARCH: x86_64, arm64 (aarch64), arm (armhf)
 #
-# Modules: pp_backport and ppsim from kmod/ (x86_64) or build/kmod-ARCH/, plus
-# the patched drivers of build/drivers/ARCH/ when `make drivers ARCH=...`
-# built them for the same kernel.  DEST is emptied first.
+# Modules: pp_backport and ppsim from KMOD (default kmod/ for x86_64,
+# build/kmod-ARCH/ for a board; the Makefile passes its MOD_DIR, e.g.
+# build/kmod-arm64-16k-6.12), plus the patched drivers of
+# build/drivers/ARCH*/ that `make drivers ARCH=... [KVER=LINE]` built for
+# the same kernel (the vermagic's release tells).  DEST is emptied first.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 die() { echo "stage: $*" >&2; exit 1; }
-[ $# -eq 2 ] || die "usage: $0 x86_64|arm64|arm DEST"
+[ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: $0 x86_64|arm64|arm DEST [KMOD]"
 case "$1" in
 x86_64 | amd64 | x86) t=x86_64 mods=$REPO/kmod bins=$REPO/build/bin strip=strip ;;
 arm64 | aarch64) t=arm64 mods=$REPO/build/kmod-arm64 bins=$REPO/build/bin/arm64 strip=aarch64-linux-gnu-strip ;;
@@ -21,6 +23,7 @@ arm | armhf) t=arm mods=$REPO/build/kmod-arm bins=$REPO/build/bin/arm strip=arm-
 *) die "unknown ARCH '$1': use x86_64, arm64 or arm" ;;
 esac
 dest=$2
+[ -n "${3:-}" ] && mods=$3
 version=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$REPO/dkms.conf")
 [ -n "$version" ] || die "no PACKAGE_VERSION in dkms.conf"
 
@@ -40,15 +43,16 @@ rm -rf "$dest"
 mkdir -p "$dest"/{modules,sbin,share/man/man8,share/bash-completion/completions,systemd,etc}
 cp "${ko[@]}" "$dest/modules/"
 drivers=()
-if [ -d "$REPO/build/drivers/$t" ]; then
-	for f in "$REPO/build/drivers/$t"/*.ko; do
-		[ -f "$f" ] || continue
-		[ "$(basename "$f")" = pp_backport.ko ] && continue
-		[ "$(modinfo -F vermagic "$f" | cut -d' ' -f1)" = "$krel" ] || continue
-		cp "$f" "$dest/modules/"
-		drivers+=("$(basename "$f" .ko)")
-	done
-fi
+# build/drivers/arm64 (6.1), arm64-6.12, arm64-16k-6.12...: the one built
+# for this kernel
+for f in "$REPO/build/drivers/$t"/*.ko "$REPO/build/drivers/$t"-*/*.ko; do
+	[ -f "$f" ] || continue
+	[ "$(basename "$f")" = pp_backport.ko ] && continue
+	[ "$(modinfo -F vermagic "$f" | cut -d' ' -f1)" = "$krel" ] || continue
+	case " ${drivers[*]} " in *" $(basename "$f" .ko) "*) die "$(basename "$f") built twice for $krel" ;; esac
+	cp "$f" "$dest/modules/"
+	drivers+=("$(basename "$f" .ko)")
+done
 for b in ppctl ppctld; do
 	"$strip" -o "$dest/sbin/$b" "$bins/$b"
 done

@@ -3,7 +3,8 @@
 # the target kernel's own source (scripts/drivers/prepare.sh fetches it).
 #
 #   scripts/drivers/build.sh [options] ARCH [DRIVER...]
-#     ARCH        x86_64 | arm64 | arm
+#     ARCH        x86_64 | arm64 | arm | arm64-16k (DRV_LINE=6.12: arm64 with
+#                 16 KiB pages; the drivers of arm64)
 #     DRIVER      stmmac mvpp2 mlx4 (default: every driver that has config_ARCH)
 #     --unpatched build the kernel's driver as it is (baseline for static
 #                 analysis), into build/drivers/ARCH/unpatched/
@@ -28,8 +29,9 @@
 # differs from Debian's kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-# Called from make: keep its command-line ARCH= and flags out of the kernel builds.
-unset MAKEFLAGS MFLAGS MAKELEVEL
+# Called from make: keep its command-line ARCH= (arm64-16k is no kernel ARCH)
+# and flags out of the kernel builds.
+unset MAKEFLAGS MFLAGS MAKELEVEL ARCH
 
 unpatched=0 fixes_only=0 sparse=0
 while [ $# -gt 0 ]; do
@@ -49,7 +51,7 @@ shift
 drivers=("$@")
 if [ ${#drivers[@]} -eq 0 ]; then
 	for c in "$PPKIT_ROOT"/drivers/*/driver.conf; do
-		grep -q "^config_$t=" "$c" && [ -f "$(dirname "$c")/$(drv_line)/series" ] &&
+		grep -q "^config_$(drv_conf "$t")=" "$c" && [ -f "$(dirname "$c")/$(drv_line)/series" ] &&
 			drivers+=("$(basename "$(dirname "$c")")")
 	done
 fi
@@ -217,7 +219,7 @@ for drv in "${drivers[@]}"; do
 	# shellcheck disable=SC1090
 	. "$conf"
 	tested=$(tested_of)
-	cfgvar=config_$t
+	cfgvar=config_$(drv_conf "$t")
 	[ -n "${!cfgvar:-}" ] || die "$drv is not built for $t"
 	series=$PPKIT_ROOT/drivers/$drv/$srcline/series
 

@@ -6,6 +6,9 @@
 #   x86_64  the lab kernel (Debian amd64), built against its installed headers
 #   arm64   Debian's arm64 kernel (Macchiatobin, Cortex-A65 boards, qemu -M virt)
 #   arm     Debian's armmp kernel (32-bit ARMv7, qemu -M orangepi-pc)
+#   arm64-16k  Debian's arm64-16k kernel: arm64 with 16 KiB pages (qemu -M
+#           virt -cpu max); a flavour of 6.12 on, none of Debian 12's 6.1
+#           (DRV_LINE=6.12); the drivers' config_arm64 options
 #
 # Cross targets use a kernel tree prepared from the matching linux-source-6.1
 # with Debian's own .config and Module.symvers, so vermagic and symbol CRCs are
@@ -28,18 +31,30 @@ say() { echo "drivers: $*" >&2; }
 drv_karch() {
 	case "$1" in
 	x86_64 | x86 | amd64) echo x86 ;;
-	arm64 | aarch64) echo arm64 ;;
+	arm64 | aarch64 | arm64-16k) echo arm64 ;;
 	arm | armhf) echo arm ;;
-	*) die "unknown ARCH '$1': use x86_64, arm64 or arm" ;;
+	*) die "unknown ARCH '$1': use x86_64, arm64, arm or arm64-16k" ;;
 	esac
 }
 
 # Canonical target name (the folder under build/drivers/).
 drv_target() {
+	case "$1" in
+	arm64-16k) echo arm64-16k; return ;;
+	esac
 	case "$(drv_karch "$1")" in
 	x86) echo x86_64 ;;
 	arm64) echo arm64 ;;
 	arm) echo arm ;;
+	esac
+}
+
+# The drivers' name of a target (config_NAME= in driver.conf): arm64-16k
+# builds what arm64 builds.
+drv_conf() {
+	case "$(drv_target "$1")" in
+	arm64-16k) echo arm64 ;;
+	*) drv_target "$1" ;;
 	esac
 }
 
@@ -50,6 +65,7 @@ drv_debarch() {
 }
 
 drv_flavour() {
+	[ "$(drv_target "$1")" = arm64-16k ] && { echo arm64-16k; return; }
 	case "$(drv_karch "$1")" in
 	x86) echo amd64 ;; arm64) echo arm64 ;; arm) echo armmp ;;
 	esac
@@ -109,6 +125,8 @@ drv_krel() {
 		return
 	fi
 	flav=$(drv_flavour "$1")
+	[ "$flav" != arm64-16k ] ||
+		die "arm64-16k: Debian 12's 6.1 has no arm64-16k kernel; build for a line that has one (DRV_LINE=6.12, make ... KVER=6.12)"
 	dep=$(apt-cache depends "linux-image-$flav:$(drv_debarch "$1")" 2>/dev/null |
 		sed -n "s/^ *Depends: linux-image-\(6\.1\.[0-9.-]*-$flav\)\(:.*\)\?$/\1/p" | head -1)
 	[ -n "$dep" ] || die "no linux-image-$flav:$(drv_debarch "$1") in the package lists: run scripts/deps.sh"

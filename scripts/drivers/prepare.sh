@@ -9,7 +9,8 @@
 #     .config and Module.symvers (olddefconfig must not change a single option).
 # Idempotent: every step leaves a stamp and is skipped next time.
 #
-#   scripts/drivers/prepare.sh [x86_64|arm64|arm]...   (default: all three)
+#   scripts/drivers/prepare.sh [x86_64|arm64|arm|arm64-16k]...   (default: the
+#                                                 first three; arm64-16k: DRV_LINE=6.12)
 #   scripts/drivers/prepare.sh --print ARCH           print KREL PKGVER SRCDIR KBUILD ROOT
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -49,20 +50,22 @@ fetch_debs() { # pkg:arch...
 }
 
 # Trees of kernel releases no target uses any more (the archive moved on):
-# removed, with the sources no target needs.
+# removed, with the sources no target needs.  A target's trees of the
+# kernel matrix's other lines (DRV_LINE=5.10|6.12: that line's release of
+# the target's flavour, scripts/lab/kernels) are kept.
 prune_cache() { # target...: the targets prepared, all three
-	local t keep=() d rel srcs=() abis a
-	# the other lines' kernels of a target (DRV_LINE) are kept too
-	abis=$(awk '!/^#/ && NF { print $3 }' "$PPKIT_ROOT/scripts/lab/kernels")
+	local t keep d rel srcs=()
 	for t in "$@"; do
-		keep+=("$(drv_krel "$t")")
+		keep=" $(drv_krel "$t") "
+		for d in $(awk '!/^#/ && NF { print $3 }' "$PPKIT_ROOT/scripts/lab/kernels"); do
+			keep+="$d-$(drv_flavour "$t") "
+		done
 		srcs+=("$(drv_srcdir "$(drv_upstream "$(drv_pkgver "$(drv_krel "$t")" "$(drv_debarch "$t")")")")")
 		for d in "$PPKIT_CACHE/$t"/root-* "$PPKIT_CACHE/$t"/kbuild-*; do
 			[ -d "$d" ] || continue
 			rel=${d##*/root-}
 			rel=${rel##*/kbuild-}
-			[ "$rel" = "$(drv_krel "$t")" ] && continue
-			for a in $abis; do case $rel in "$a"-*) continue 2 ;; esac; done
+			case $keep in *" $rel "*) continue ;; esac
 			say "removing $d: $rel is no longer $t's kernel"
 			rm -rf "$d"
 		done
@@ -134,8 +137,8 @@ prepare_root() { # target krel pkgver
 	else
 		# another Debian release's: through the lines' private apt
 		fetch_debs "busybox-static:$debarch"
-		read -r _ _ img hdr < <("$PPKIT_ROOT/scripts/lab/kernels.sh" --cross "$debarch" "$(drv_line)") ||
-			die "cannot fetch the $(drv_line) kernel for $debarch (above)"
+		read -r _ _ img hdr < <("$PPKIT_ROOT/scripts/lab/kernels.sh" --cross "$(drv_flavour "$t")" "$(drv_line)") ||
+			die "cannot fetch the $(drv_line) kernel for $t (above)"
 		debs=("$img" "$hdr")
 	fi
 	say "unpacking Debian's $krel"

@@ -12,10 +12,17 @@
 #   scripts/lab/kernels.sh --source LINE the line's linux-source package
 #                                        (same version as its image), fetched
 #                                        into debs/ if missing: print VERSION DEB
-#   scripts/lab/kernels.sh --cross armhf|arm64 LINE
-#                                        that architecture's image and headers
-#                                        of the line (armmp, arm64), fetched into
-#                                        debs/: print KREL VERSION IMAGE HEADERS
+#   scripts/lab/kernels.sh --boards LINE the board targets of the line (make
+#                                        dist-board ARCH=...): arm, arm64 and
+#                                        arm64-16k, those of its flavours
+#                                        (armmp, arm64, arm64-16k) whose headers
+#                                        the archive has, one a line
+#   scripts/lab/kernels.sh --cross armmp|arm64|arm64-16k LINE
+#                                        that ARM flavour's image and headers
+#                                        of the line (armhf, arm64, arm64 with
+#                                        16 KiB pages; armhf: armmp), fetched
+#                                        into debs/: print KREL VERSION IMAGE
+#                                        HEADERS
 #
 # Cache ($PPKIT_CACHE, default /var/cache/ppkit, a path the lab guest sees):
 #   apt-matrix/      sources.list, state/ and cache/ of the private apt
@@ -64,7 +71,7 @@ print_line() {
 case "${1:-}" in
 --print) print_line "${2:?--print LINE}"; exit 0 ;;
 --lines) rows | awk '{ print $1 }'; exit 0 ;;
---source | --cross) ;;
+--source | --cross | --boards) ;;
 -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 -*) die "unknown option '$1' (see --help)" ;;
 esac
@@ -210,18 +217,39 @@ if [ "${1:-}" = --source ]; then
 	source_deb "${2:?--source LINE}"
 	exit 0
 fi
+if [ "${1:-}" = --boards ]; then
+	r=$(row "${2:?--boards LINE}") || die "no line '$2' in $TABLE"
+	read -r _ _ abi ver _ _ <<<"$r"
+	private_apt
+	for f in arm64:arm64 armmp:arm arm64-16k:arm64-16k; do
+		a=arm64
+		[ "${f%%:*}" = armmp ] && a=armhf
+		apt-cache "${APT_OPTS[@]}" show "linux-headers-$abi-${f%%:*}:$a=$ver" >/dev/null 2>&1 &&
+			echo "${f#*:}"
+	done
+	exit 0
+fi
 # Another architecture's kernel of a line, for scripts/drivers (a board's
 # kernel): its image and headers, fetched into debs/; prints KREL VERSION
 # IMAGE_DEB HEADERS_DEB.
 if [ "${1:-}" = --cross ]; then
-	r=$(row "${3:?--cross armhf|arm64 LINE}") || die "no line '$3' in $TABLE"
+	r=$(row "${3:?--cross armmp|arm64|arm64-16k LINE}") || die "no line '$3' in $TABLE"
 	read -r _ _ abi ver _ _ <<<"$r"
-	case $2 in armhf) krel=$abi-armmp ;; arm64) krel=$abi-arm64 ;; *) die "--cross: armhf or arm64" ;; esac
+	case $2 in
+	armhf | armmp) krel=$abi-armmp a=armhf ;;
+	arm64 | arm64-16k) krel=$abi-$2 a=arm64 ;;
+	*) die "--cross: armmp (armhf), arm64 or arm64-16k" ;;
+	esac
 	img=linux-image-$krel
-	# arm64's signed image is a separate package; armhf has only this one
-	[ "$2" = arm64 ] && img=$img-unsigned
-	fetch "$img:$2=$ver" "linux-headers-$krel:$2=$ver"
-	echo "$krel $ver $(deb_of "$img:$2" "$ver") $(deb_of "linux-headers-$krel:$2" "$ver")"
+	# arm64's signed images are separate packages; armhf has only this one
+	[ $a = arm64 ] && img=$img-unsigned
+	if [ -z "$(deb_of "linux-headers-$krel:$a" "$ver")" ]; then
+		private_apt
+		apt-cache "${APT_OPTS[@]}" show "linux-headers-$krel:$a=$ver" >/dev/null 2>&1 ||
+			die "--cross $2 $3: no linux-headers-$krel:$a $ver in $(row "$3" | awk '{ print $2 }') (not every line has every flavour)"
+	fi
+	fetch "$img:$a=$ver" "linux-headers-$krel:$a=$ver"
+	echo "$krel $ver $(deb_of "$img:$a" "$ver") $(deb_of "linux-headers-$krel:$a" "$ver")"
 	exit 0
 fi
 

@@ -4,7 +4,12 @@
 # the modules with modprobe, run ppsim traffic, read it with the board's own
 # ppctl, run ppctld, then uninstall.  Prints "ok N - ..."/"not ok N - ..." and
 # "board: N passed, N failed".
-#   sh /tarball-guest.sh /root/ppkit-<version>-<arch>-<kernel>.tar.gz
+#   [PPK_PAGE_SIZE=N] [PPK_SELFTEST=KO] sh /tarball-guest.sh /root/ppkit-<version>-<arch>-<kernel>.tar.gz
+# PPK_PAGE_SIZE: the page size the kernel must run with (its .config says;
+# 16384 on arm64-16k), checked as user space sees it (AT_PAGESZ, what
+# getconf PAGESIZE prints: busybox has no getconf) and as the kernel maps it
+# (KernelPageSize in smaps).  PPK_SELFTEST: pp_selftest.ko of the same
+# build, whose KTAP cases run with the installed pp_backport.
 pass=0 failn=0
 ok() { pass=$((pass + 1)); echo "ok $((pass + failn)) - $*"; }
 bad() { failn=$((failn + 1)); echo "not ok $((pass + failn)) - $*"; }
@@ -13,6 +18,17 @@ PATH=/usr/local/sbin:$PATH
 export PATH
 
 echo "board: $(uname -m), kernel $(uname -r)"
+# AT_PAGESZ (6) of the auxiliary vector: pairs of words of the machine's size
+w=4
+[ "$(uname -m)" = aarch64 ] && w=8
+pagesz=$(od -A n -v -t u$w /proc/self/auxv | tr -s ' \n' '\n\n' | grep -v '^$' |
+	awk 'NR % 2 == 1 { k = $1; next } k == 6 { print; exit }')
+kpage=$(sed -n 's/^KernelPageSize: *\([0-9]*\) kB$/\1/p' /proc/self/smaps | head -n 1)
+echo "board: page size $pagesz (AT_PAGESZ, getconf PAGESIZE), KernelPageSize ${kpage:-?} kB"
+if [ -n "${PPK_PAGE_SIZE:-}" ]; then
+	check "page size $pagesz is the kernel's $PPK_PAGE_SIZE" \
+		sh -c "[ '$pagesz' = '$PPK_PAGE_SIZE' ] && [ '$((${kpage:-0} * 1024))' = '$PPK_PAGE_SIZE' ]"
+fi
 cd /root && tar xzf "$1" || { bad "tarball unpacks"; exit 1; }
 top=$(basename "$1" .tar.gz)
 sed 's/^/# MANIFEST: /' "$top/MANIFEST"
@@ -40,6 +56,56 @@ ppctl stats | sed 's/^/# /'
 ppctl --json stats > /tmp/stats.json
 fast=$(tr ',{}' '\n\n\n' < /tmp/stats.json | sed -n 's/^ *"alloc_fast": *\([0-9]*\).*/\1/p' | head -n 1)
 check "ppctl stats reads the pool: alloc_fast $fast" test "${fast:-0}" -gt 10000
+# Jumbo frames: MTU 9000 takes about 9.4 KiB a buffer (headroom, frame,
+# skb_shared_info), the smallest page order that holds it: 2 with 4 KiB
+# pages, 0 with 16 KiB ones.  The rings and pools are rebuilt for it.
+ps=${pagesz:-4096} want=0
+while [ $((ps << want)) -lt 9500 ]; do want=$((want + 1)); done
+ip link set "$dev" mtu 9000
+ppctl --json list > /tmp/list.json
+order=$(tr ',{}' '\n\n\n' < /tmp/list.json | sed -n 's/^ *"order": *\([0-9]*\).*/\1/p' | sort -u | tr '\n' ' ')
+check "MTU 9000: the pool's page order is ${order% } ($want for $ps-byte pages)" test "${order% }" = "$want"
+before=$(cat "/sys/class/net/$dev/statistics/rx_packets")
+check "ppsim traffic of 9014-byte frames starts" \
+	ppctl sim gen start "$dev" --count 5000 --size 9014 --dst-port 7777 --rate 0
+i=0
+while [ $i -lt 120 ]; do
+	[ $(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before)) -ge 5000 ] && break
+	sleep 0.5; i=$((i + 1))
+done
+got=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before))
+check "5000 jumbo frames received ($got)" test "$got" -ge 5000
+ppctl stats | sed 's/^/# jumbo: /'
+ppctl --json stats > /tmp/stats.json
+fast=$(tr ',{}' '\n\n\n' < /tmp/stats.json | sed -n 's/^ *"alloc_fast": *\([0-9]*\).*/\1/p' | head -n 1)
+check "jumbo frames recycle: alloc_fast $fast" test "${fast:-0}" -gt 4000
+# XDP at MTU 9000: ppsim, like most drivers, wants a frame in one page
+# (order 0, 256 bytes of XDP headroom): refused with 4 KiB pages, taken
+# with 16 KiB ones, where the jumbo frames then pass through XDP.
+if [ "$want" -gt 0 ]; then
+	xo=$(ppctl xdp attach "$dev" --prog pass 2>&1)
+	xrc=$?
+	check "XDP at MTU 9000 refused with $ps-byte pages (exit $xrc: $xo)" \
+		sh -c "[ $xrc != 0 ] && echo '$xo' | grep -q 'MTU too large for XDP'"
+else
+	check "XDP pass attaches at MTU 9000 with $ps-byte pages" ppctl xdp attach "$dev" --prog pass
+	ppctl --json list > /tmp/list.json
+	order=$(tr ',{}' '\n\n\n' < /tmp/list.json | sed -n 's/^ *"order": *\([0-9]*\).*/\1/p' | sort -u | tr '\n' ' ')
+	before=$(cat "/sys/class/net/$dev/statistics/rx_packets")
+	ppctl sim gen start "$dev" --count 5000 --size 9014 --dst-port 7777 --rate 0
+	i=0
+	while [ $i -lt 120 ]; do
+		[ $(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before)) -ge 5000 ] && break
+		sleep 0.5; i=$((i + 1))
+	done
+	got=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before))
+	ppctl stats | sed 's/^/# xdp: /'
+	ppctl --json stats > /tmp/stats.json
+	fast=$(tr ',{}' '\n\n\n' < /tmp/stats.json | sed -n 's/^ *"alloc_fast": *\([0-9]*\).*/\1/p' | head -n 1)
+	check "5000 jumbo frames through XDP pass ($got), order ${order% }, alloc_fast $fast" \
+		sh -c "[ $got -ge 5000 ] && [ '${order% }' = 0 ] && [ ${fast:-0} -gt 4000 ]"
+	check "XDP detaches" ppctl xdp detach "$dev"
+fi
 ppctld --foreground --listen none --socket /run/ppctld.sock > /tmp/ppctld.log 2>&1 &
 d=$!
 i=0
@@ -55,6 +121,22 @@ kill "$d"
 wait "$d"
 check "ppctld exits 0 on SIGTERM" test $? = 0
 ppctl sim del "$dev" > /dev/null
+if [ -n "${PPK_SELFTEST:-}" ]; then
+	# pp_selftest's KTAP cases, on the pp_backport the tarball installed
+	mark=$(dmesg | wc -l)
+	insmod "$PPK_SELFTEST"
+	strc=$?
+	dmesg | tail -n +"$((mark + 1))" | sed 's/^\[[^]]*\] //' |
+		grep -E '^(KTAP version|1\.\.|ok |not ok |    #|# )' > /tmp/ktap.txt
+	sed 's/^/# ktap: /' /tmp/ktap.txt
+	kok=$(grep -c '^ok ' /tmp/ktap.txt)
+	kskip=$(grep -c '^ok .* # SKIP ' /tmp/ktap.txt)
+	knot=$(grep -c '^not ok ' /tmp/ktap.txt)
+	kplan=$(sed -n 's/^1\.\.//p' /tmp/ktap.txt)
+	check "pp_selftest: $((kok - kskip)) of ${kplan:-?} KTAP cases pass, $kskip skip, $knot fail (insmod exit $strc)" \
+		sh -c "[ $strc = 0 ] && [ $knot = 0 ] && [ -n '$kplan' ] && [ $kok = '$kplan' ]"
+	rmmod pp_selftest
+fi
 check "modprobe -r ppsim pp_backport" modprobe -r ppsim pp_backport
 check "install.sh --uninstall" "$top/install.sh" --uninstall
 check "nothing of ppkit left in /usr/local" sh -c '! ls /usr/local/sbin/ppctl /usr/local/share/man/man8/ppctl.8 2>/dev/null'

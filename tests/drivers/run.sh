@@ -13,7 +13,8 @@
 #                 (x86_64 lab, arm64 -M virt)
 #   build-, static-, load-ARCH-LINE, orangepi-LINE  the same for a line of
 #                 the kernel matrix (5.10, 6.12), its kernel and drivers/*/LINE/
-#                 (x86_64: the lab kernel of the line; arm: its armmp kernel)
+#                 (x86_64: the lab kernel of the line; arm: its armmp kernel;
+#                 arm64-16k: 6.12's arm64 kernel with 16 KiB pages, on -cpu max)
 #   orangepi      stmmac on qemu -M orangepi-pc: TCP both ways, ppctl hit
 #                 rate, ORANGEPI_STRESS_S (default 20; make soak: 150) s of
 #                 /proc/net/dev reads under traffic; under TCP both ways,
@@ -74,7 +75,7 @@ build_both() { # arch
 drivers_for() { # arch -> drivers built for it on the line DRV_LINE (6.1)
 	local c
 	for c in drivers/*/driver.conf; do
-		grep -q "^config_$1=" "$c" && [ -f "$(dirname "$c")/${DRV_LINE:-6.1}/series" ] &&
+		grep -q "^config_${1%-16k}=" "$c" && [ -f "$(dirname "$c")/${DRV_LINE:-6.1}/series" ] &&
 			basename "$(dirname "$c")"
 	done
 }
@@ -179,7 +180,8 @@ if [ "${lanes[*]}" = lines ]; then
 		build-arm-5.10 static-arm-5.10 orangepi-5.10
 		build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12
 		build-arm64-6.12 static-arm64-6.12 load-arm64-6.12
-		build-arm-6.12 static-arm-6.12 orangepi-6.12)
+		build-arm-6.12 static-arm-6.12 orangepi-6.12
+		build-arm64-16k-6.12 load-arm64-16k-6.12)
 fi
 [ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
 	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi
@@ -189,9 +191,11 @@ for l in "${lanes[@]}"; do
 	# the kernel matrix, its kernel and drivers/*/LINE/ series
 	case "$l" in
 	build-* | static-* | load-*)
+		# ARCH may have a dash (arm64-16k); LINE is the last, N.N
 		rest=${l#*-} arch=${l#*-} line=6.1
-		arch=${arch%%-*}
-		[ "$rest" != "$arch" ] && line=${rest#*-}
+		case $rest in
+		*-[0-9]*.[0-9]*) line=${rest##*-} arch=${rest%-*} ;;
+		esac
 		export DRV_LINE=$line
 		;;
 	esac

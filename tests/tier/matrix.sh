@@ -2,8 +2,10 @@
 # make test-matrix: every lab scenario (tests/lab/run-all.sh all) on 6.1 and
 # on each line of the kernel matrix (scripts/lab/kernels), each line with its
 # own modules (make modules KVER=LINE), the patched drivers' lanes of the
-# other lines (tests/drivers/run.sh lines), then one summary with the table
-# of scenario x kernel (tests/tier/summary.py --matrix).
+# other lines (tests/drivers/run.sh lines), the board tarballs of each line
+# (make test-boards [KVER=LINE], a row board-TARGET per board target: 6.12
+# has arm64, arm and arm64-16k), then one summary with the table of
+# scenario x kernel (tests/tier/summary.py --matrix).
 #
 #   tests/tier/matrix.sh [LINE...]     default: 6.1 and every line
 #
@@ -33,5 +35,28 @@ for line in "${lines[@]}"; do
 done
 # the patched drivers on the other lines: build, static, load, the Orange Pi PC
 tests/tier/step.sh --rows drivers-lines host 3600 tests/drivers/run.sh lines
+# The board tarballs, built for and installed on each line's ARM kernels
+# (tests/boards/tarball.py).  The lines whose ARM kernel trees prepare:
+# 5.10's drift from Debian's config with gcc-12 (scripts/drivers/prepare.sh).
+BOARD_LINES=${BOARD_LINES:-6.1 6.12}
+for line in "${lines[@]}"; do
+	if [ "$line" = 6.1 ]; then
+		boards=(arm64 arm) kver=()
+	else
+		mapfile -t boards < <(scripts/lab/kernels.sh --boards "$line")
+		kver=(KVER="$line")
+	fi
+	for b in "${boards[@]}"; do
+		case " $BOARD_LINES " in
+		*" $line "*)
+			tests/tier/step.sh "board-$b" "debian $line" 900 \
+				make --no-print-directory test-boards BOARDS="$b" "${kver[@]}" ;;
+		*)
+			printf 'board-%s\tdebian %s\tSKIP\t-\t-\t%s\n' "$b" "$line" \
+				"$line's ARM kernel trees do not prepare yet (scripts/drivers/prepare.sh); BOARD_LINES in tests/tier/matrix.sh" \
+				>> "$PPKIT_RESULTS" ;;
+		esac
+	done
+done
 echo "=== make test-matrix: $((SECONDS - T0)) s"
 python3 tests/tier/summary.py "$PPKIT_RESULTS" --title "make test-matrix" --matrix
