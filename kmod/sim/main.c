@@ -473,6 +473,32 @@ static void ppsim_destroy_all(void)
 	rtnl_unlock();
 }
 
+/* The device side writes through physical addresses (ppsim_bus_to_virt()):
+ * a mapping must be the page's physical address.  Asked of the DMA API,
+ * not of its implementation: 5.10's armhf maps through arm_dma_ops, which
+ * is direct for this device, where later kernels use dma-direct.
+ */
+static int __init ppsim_dma_is_direct(struct device *dev)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	dma_addr_t dma;
+	int err = 0;
+
+	if (!page)
+		return -ENOMEM;
+	dma = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_FROM_DEVICE);
+	if (dma_mapping_error(dev, dma)) {
+		__free_page(page);
+		return -ENODEV;
+	}
+	if (dev->dma_range_map || dma != page_to_phys(page) ||
+	    ppsim_bus_to_virt(dma) != page_address(page))
+		err = -ENODEV;
+	dma_unmap_page(dev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	__free_page(page);
+	return err;
+}
+
 static int __init ppsim_init(void)
 {
 	struct net_device *created[2];
@@ -488,10 +514,9 @@ static int __init ppsim_init(void)
 	err = dma_coerce_mask_and_coherent(ppsim_dmadev, DMA_BIT_MASK(64));
 	if (err)
 		goto unreg_pdev;
-	if (ppsim_dmadev->dma_range_map || get_dma_ops(ppsim_dmadev)) {
-		/* the device side writes through physical addresses */
+	err = ppsim_dma_is_direct(ppsim_dmadev);
+	if (err) {
 		pr_err("ppsim: the platform bus is not direct-mapped here\n");
-		err = -ENODEV;
 		goto unreg_pdev;
 	}
 
