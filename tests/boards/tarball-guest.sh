@@ -14,6 +14,20 @@ pass=0 failn=0
 ok() { pass=$((pass + 1)); echo "ok $((pass + failn)) - $*"; }
 bad() { failn=$((failn + 1)); echo "not ok $((pass + failn)) - $*"; }
 check() { what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+# rx_since BEFORE N: frames received since rx_packets was BEFORE, once N
+# arrived or after 60 s
+rx_since() {
+	_i=0
+	while [ $_i -lt 120 ]; do
+		[ $(($(cat "/sys/class/net/$dev/statistics/rx_packets") - $1)) -ge "$2" ] && break
+		sleep 0.5; _i=$((_i + 1))
+	done
+	echo $(($(cat "/sys/class/net/$dev/statistics/rx_packets") - $1))
+}
+# alloc_fast: the first pool's fast allocations (ppctl --json stats)
+alloc_fast() {
+	ppctl --json stats | tr ',{}' '\n\n\n' | sed -n 's/^ *"alloc_fast": *\([0-9]*\).*/\1/p' | head -n 1
+}
 PATH=/usr/local/sbin:$PATH
 export PATH
 
@@ -45,16 +59,10 @@ ip link set "$dev" up
 ip addr add 10.80.0.1/24 dev "$dev"
 before=$(cat "/sys/class/net/$dev/statistics/rx_packets")
 check "ppsim traffic starts" ppctl sim gen start "$dev" --count 20000 --size 128 --dst-port 7777 --rate 0
-i=0
-while [ $i -lt 120 ]; do
-	[ $(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before)) -ge 20000 ] && break
-	sleep 0.5; i=$((i + 1))
-done
-got=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before))
+got=$(rx_since "$before" 20000)
 check "20000 frames received ($got)" test "$got" -ge 20000
 ppctl stats | sed 's/^/# /'
-ppctl --json stats > /tmp/stats.json
-fast=$(tr ',{}' '\n\n\n' < /tmp/stats.json | sed -n 's/^ *"alloc_fast": *\([0-9]*\).*/\1/p' | head -n 1)
+fast=$(alloc_fast)
 check "ppctl stats reads the pool: alloc_fast $fast" test "${fast:-0}" -gt 10000
 # Jumbo frames: MTU 9000 takes about 9.4 KiB a buffer (headroom, frame,
 # skb_shared_info), the smallest page order that holds it: 2 with 4 KiB
@@ -68,16 +76,10 @@ check "MTU 9000: the pool's page order is ${order% } ($want for $ps-byte pages)"
 before=$(cat "/sys/class/net/$dev/statistics/rx_packets")
 check "ppsim traffic of 9014-byte frames starts" \
 	ppctl sim gen start "$dev" --count 5000 --size 9014 --dst-port 7777 --rate 0
-i=0
-while [ $i -lt 120 ]; do
-	[ $(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before)) -ge 5000 ] && break
-	sleep 0.5; i=$((i + 1))
-done
-got=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before))
+got=$(rx_since "$before" 5000)
 check "5000 jumbo frames received ($got)" test "$got" -ge 5000
 ppctl stats | sed 's/^/# jumbo: /'
-ppctl --json stats > /tmp/stats.json
-fast=$(tr ',{}' '\n\n\n' < /tmp/stats.json | sed -n 's/^ *"alloc_fast": *\([0-9]*\).*/\1/p' | head -n 1)
+fast=$(alloc_fast)
 check "jumbo frames recycle: alloc_fast $fast" test "${fast:-0}" -gt 4000
 # XDP at MTU 9000: ppsim, like most drivers, wants a frame in one page
 # (order 0, 256 bytes of XDP headroom): refused with 4 KiB pages, taken
@@ -93,15 +95,9 @@ else
 	order=$(tr ',{}' '\n\n\n' < /tmp/list.json | sed -n 's/^ *"order": *\([0-9]*\).*/\1/p' | sort -u | tr '\n' ' ')
 	before=$(cat "/sys/class/net/$dev/statistics/rx_packets")
 	ppctl sim gen start "$dev" --count 5000 --size 9014 --dst-port 7777 --rate 0
-	i=0
-	while [ $i -lt 120 ]; do
-		[ $(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before)) -ge 5000 ] && break
-		sleep 0.5; i=$((i + 1))
-	done
-	got=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") - before))
+	got=$(rx_since "$before" 5000)
 	ppctl stats | sed 's/^/# xdp: /'
-	ppctl --json stats > /tmp/stats.json
-	fast=$(tr ',{}' '\n\n\n' < /tmp/stats.json | sed -n 's/^ *"alloc_fast": *\([0-9]*\).*/\1/p' | head -n 1)
+	fast=$(alloc_fast)
 	check "5000 jumbo frames through XDP pass ($got), order ${order% }, alloc_fast $fast" \
 		sh -c "[ $got -ge 5000 ] && [ '${order% }' = 0 ] && [ ${fast:-0} -gt 4000 ]"
 	check "XDP detaches" ppctl xdp detach "$dev"
