@@ -184,6 +184,10 @@ kernel_checks() {
 	check "the lab fixtures pp_sockhold and pp_poolgen are not installed for $k" \
 		sh -c "! modinfo -k $k pp_sockhold >/dev/null 2>&1 && ! modinfo -k $k pp_poolgen >/dev/null 2>&1"
 }
+# not_built KREL: DKMS has not built ppkit for KREL, nor is one installed.
+not_built() {
+	[ -z "$(dkms_state "$1")" ] && ! modinfo -k "$1" pp_backport > /dev/null 2>&1
+}
 # kguest N ROLE KRELS [TARBALL]: boot N of the several-kernels test; KRELS is
 # comma-separated, the first is the kernel of the first and last boots.
 kguest() {
@@ -231,7 +235,7 @@ kguest() {
 			fi
 			for k in "${ks[@]}"; do
 				[ "$k" = "$K" ] && continue
-				check "before the hook: nothing of ppkit built for $k" sh -c "! dkms status -m ppkit -k $k | grep -q ."
+				check "before the hook: ppkit/$VER is neither built nor installed for $k" not_built "$k"
 				# What apt runs after unpacking linux-image-KREL (and
 				# linux-headers-KREL's postinst): dkms autoinstall for it.
 				t0=$SECONDS
@@ -240,7 +244,7 @@ kguest() {
 				echo "time: /etc/kernel/postinst.d/dkms $k (dkms autoinstall: build, install) $((SECONDS - t0)) s"
 				sed 's/^/    /' /tmp/hook.log
 				check "the kernel hook /etc/kernel/postinst.d/dkms $k ran dkms autoinstall" \
-					sh -c "[ $rc -eq 0 ] && grep -q 'autoinstall for kernel' /tmp/hook.log"
+					sh -c "[ $rc -eq 0 ] && grep -q 'running auto installation service for kernel $k' /tmp/hook.log"
 				[ "$(dkms_state "$k")" = installed ] ||
 					tail -n 40 "/var/lib/dkms/ppkit/$VER/build/make.log" 2>/dev/null | sed 's/^/    make.log: /'
 			done
