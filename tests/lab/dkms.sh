@@ -56,7 +56,8 @@ modules_from_dkms() {
 	local m p rc=0
 	for m in pp_backport ppsim pp_selftest pp_bench; do
 		p=$(modinfo -k "$1" -n "$m" 2>&1)
-		if [ "${p%.ko*}" != "/lib/modules/$1/updates/dkms/$m" ]; then
+		# (-n prints the path depmod's index has, file or no file)
+		if [ "${p%.ko*}" != "/lib/modules/$1/updates/dkms/$m" ] || [ ! -f "$p" ]; then
 			echo "    modinfo -n $m: $p"
 			rc=1
 		fi
@@ -81,7 +82,8 @@ load_and_check() {
 		sh -c 'modprobe ppsim && [ -d /sys/module/ppsim ] && [ -d /sys/module/pp_backport ]'
 	check "ppsim's pool is live in pp_backport" pool_live
 	check "modprobe -r ppsim pp_backport unloads both" \
-		sh -c 'modprobe -r ppsim pp_backport && [ ! -d /sys/module/ppsim ] && [ ! -d /sys/module/pp_backport ]'
+		sh -c '[ -d /sys/module/ppsim ] && modprobe -r ppsim pp_backport &&
+			[ ! -d /sys/module/ppsim ] && [ ! -d /sys/module/pp_backport ]'
 }
 
 guest() {
