@@ -90,7 +90,7 @@ endif
 TOOLS_BUILD := $(BUILD)/tools
 
 .PHONY: all modules tools test-unit deps run test test-matrix test-kernel bench regress check static clean help \
-	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-asan test-stress test-debug modules-debug install uninstall dist-board soak regress-orangepi
+	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-dkms-kernels test-dkms-kernels-full test-asan test-stress test-debug modules-debug install uninstall dist-board soak regress-orangepi
 
 all: modules tools
 
@@ -270,6 +270,18 @@ test-dkms: modules tools
 
 test-dkms-full: modules tools
 	tests/lab/dkms.sh --build-in-guest
+
+# DKMS across kernels: Debian 12's 6.1 and Debian 11's 5.10 installed on one
+# guest disk; one tarball built on the host for both, installed in a 6.1
+# boot, then each kernel boots and modprobes its own build (about 6 minutes;
+# in make test-matrix).  -full: the guest builds for both, the second
+# through the kernel hook's dkms autoinstall (20-40 minutes under TCG).
+DKMS_KERNELS ?= 6.1,5.10
+test-dkms-kernels: tools
+	tests/lab/dkms.sh --kernels $(DKMS_KERNELS)
+
+test-dkms-kernels-full: tools
+	tests/lab/dkms.sh --kernels $(DKMS_KERNELS) --build-in-guest
 
 # Man pages ppctl(8), ppctld(8) from Documentation/ (rst2man) -> build/man/
 man:

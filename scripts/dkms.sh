@@ -3,7 +3,7 @@
 # every kernel (see Documentation/dkms.rst).
 #
 #   scripts/dkms.sh install [--kernel KREL]... [-n]
-#   scripts/dkms.sh tarball --kernel KREL... [--output FILE] [-n]
+#   scripts/dkms.sh tarball --kernel KREL[=DIR]... [--output FILE] [-n]
 #   scripts/dkms.sh install --tarball FILE [--kernel KREL]... [-n]
 #   scripts/dkms.sh uninstall [-n]
 #   scripts/dkms.sh status | version
@@ -17,11 +17,12 @@
 #            tree's current sources.  Another ppkit version in DKMS is removed
 #            first.
 # tarball    builds the modules with DKMS for each --kernel KREL (its headers
-#            must be here, in /lib/modules/KREL/build) in a private DKMS tree,
-#            changing nothing of this machine's DKMS, and writes them as a
-#            binaries-only DKMS tarball (dkms mktarball --binaries-only), by
+#            must be here, in /lib/modules/KREL/build, or in DIR with
+#            --kernel KREL=DIR: a kernel not installed here) in a private DKMS
+#            tree, changing nothing of this machine's DKMS, and writes them as
+#            a binaries-only DKMS tarball (dkms mktarball --binaries-only), by
 #            default build/dkms/ppkit-VERSION-dkms-bin.tar.gz: for machines of
-#            the same kernel that have no compiler or headers.
+#            the same kernel(s) that have no compiler or headers.
 # install --tarball FILE
 #            installs such a tarball: dkms ldtarball, then dkms install -k KREL
 #            for each kernel it holds (or each --kernel KREL).  Nothing is
@@ -105,11 +106,19 @@ copy_sources() {
 	cp "$CONF" "$1/dkms.conf"
 	chmod 755 "$1"
 }
-# check_kernels: each --kernel is installed here and has its headers.
+# check_kernels: each --kernel is installed here and has its headers; for
+# tarball, KREL=DIR names headers (a kernel build tree) outside /lib/modules.
 check_kernels() {
-	local k
+	local k d
 	for k in "${KERNELS[@]}"; do
-		[ -d "/lib/modules/$k" ] || die "kernel $k is not installed (no /lib/modules/$k): install linux-image-$k, or pick one of: $(cd /lib/modules && echo *)"
+		if [ "$k" != "${k%%=*}" ]; then
+			[ "$CMD" = tarball ] || die "--kernel ${k%%=*}=DIR is for tarball only: install puts the modules in /lib/modules/${k%%=*}, whose build link must lead to the headers"
+			d=${k#*=} k=${k%%=*}
+			[ -n "$k" ] && [ -f "$d/Makefile" ] && [ -f "$d/.config" ] ||
+				die "--kernel $k=$d: no kernel build tree (Makefile and .config) in '$d'"
+			continue
+		fi
+		[ -d "/lib/modules/$k" ] || die "kernel $k is not installed (no /lib/modules/$k): install linux-image-$k, or pick one of: $(cd /lib/modules && echo *)$([ "$CMD" != tarball ] || echo "; or name its headers: --kernel $k=/path/to/its/build/tree")"
 		has_headers "$k" || die "no headers for kernel $k (/lib/modules/$k/build): apt-get install linux-headers-$k"
 	done
 }
@@ -124,7 +133,7 @@ if [ "$CMD" = tarball ]; then
 	check_kernels
 	OUTPUT=${OUTPUT:-$REPO/build/dkms/$NAME-$VER-dkms-bin.tar.gz}
 	case "$OUTPUT" in /*) ;; *) OUTPUT=$PWD/$OUTPUT ;; esac
-	echo "dkms.sh: $NAME $VER for kernel(s) ${KERNELS[*]} into $OUTPUT"
+	echo "dkms.sh: $NAME $VER for kernel(s) ${KERNELS[*]%%=*} into $OUTPUT"
 	[ "$DRY" = 0 ] || { echo "+ (a private DKMS tree: dkms add, build -k KREL, mktarball --binaries-only)"; exit 0; }
 	priv=$(mktemp -d "${TMPDIR:-/tmp}/ppkit-dkms.XXXXXX")
 	trap 'rm -rf "$priv"' EXIT
@@ -132,19 +141,55 @@ if [ "$CMD" = tarball ]; then
 	mkdir -p "$priv/tree" "$priv/inst"
 	PD=("$DKMS" --dkmstree "$priv/tree" --sourcetree "$priv/src" --installtree "$priv/inst")
 	run "${PD[@]}" add "$NAME/$VER" > /dev/null || die "dkms add failed"
+	karg=()
 	for k in "${KERNELS[@]}"; do
-		run "${PD[@]}" build "$NAME/$VER" -k "$k" || {
+		d=
+		if [ "$k" != "${k%%=*}" ]; then
+			d=${k#*=} k=${k%%=*}
+		fi
+		# Headers elsewhere: dkms --kernelsourcedir.  DKMS looks for the
+		# signing tool in /lib/modules/KREL/build only (or Debian's
+		# /usr/lib/linux-kbuild-X.Y): name the tree's own (its sign_file,
+		# read from the environment as from /etc/dkms/framework.conf).
+		if [ -n "$d" ]; then
+			sf=
+			[ -x "$d/scripts/sign-file" ] && sf=$d/scripts/sign-file
+			run env ${sf:+sign_file="$sf"} "${PD[@]}" build "$NAME/$VER" -k "$k" --kernelsourcedir "$d"
+		else
+			run "${PD[@]}" build "$NAME/$VER" -k "$k"
+		fi || {
 			sed 's/^/    make.log: /' "$priv/tree/$NAME/$VER/build/make.log" 2>/dev/null | tail -n 40 >&2
 			die "build for $k failed (make.log above)"
 		}
+		# A kernel that checks signatures: say when DKMS could not sign
+		# (sign-file missing, or it did not run: another release's tool may
+		# need that release's libcrypto, e.g. 5.10's libssl1.1).
+		if grep -qx 'CONFIG_MODULE_SIG=y' "${d:-/lib/modules/$k/build}/.config" 2>/dev/null; then
+			unsigned=
+			for m in "$priv/tree/$NAME/$VER/$k"/*/module/*.ko*; do
+				[ -n "$(modinfo -F signer "$m" 2>/dev/null)" ] || unsigned+=" $(basename "$m")"
+			done
+			[ -z "$unsigned" ] ||
+				echo "dkms.sh: note: not signed for $k (see DKMS's 'Sign command' above):$unsigned" >&2
+		fi
+		karg+=(-k "$k")
 	done
 	mkdir -p "$(dirname "$OUTPUT")"
-	karg=()
-	for k in "${KERNELS[@]}"; do karg+=(-k "$k"); done
-	# dkms picks the compression from the name: the temporary ends the same.
+	# One dkms mktarball per kernel, merged: dkms 3.0's mktarball packs the
+	# first kernel only when given several (its loop's variables are
+	# read-only: "local: intree_module_dir: readonly variable";
+	# github.com/dkms-project/dkms/issues/426).  The merged tarball is what
+	# one mktarball of them all would be; tar -a compresses by the name, as
+	# dkms does, and the temporary ends the same.
+	mkdir -p "$priv/merged"
+	for k in "${karg[@]}"; do
+		[ "$k" = -k ] && continue
+		run "${PD[@]}" mktarball "$NAME/$VER" -k "$k" --binaries-only --archive "$priv/$k.tar" > /dev/null ||
+			die "dkms mktarball for $k failed"
+		tar -C "$priv/merged" -xf "$priv/$k.tar" || die "cannot unpack dkms mktarball's $priv/$k.tar"
+	done
 	part=$(dirname "$OUTPUT")/.$$.$(basename "$OUTPUT")
-	run "${PD[@]}" mktarball "$NAME/$VER" "${karg[@]}" --binaries-only --archive "$part" > /dev/null ||
-		die "dkms mktarball failed"
+	tar -C "$priv/merged" -caf "$part" . || die "cannot write $part"
 	mv "$part" "$OUTPUT"
 	echo "dkms.sh: wrote $OUTPUT; on the target: sudo scripts/dkms.sh install --tarball $(basename "$OUTPUT")"
 	exit 0
@@ -204,9 +249,28 @@ if [ -n "$TARBALL" ]; then
 		run "$DKMS" remove "$NAME/$VER" --all
 	fi
 	[ ! -e "$SRC" ] || run rm -rf "$SRC"
-	# dkms 3.0 ends ldtarball of a binaries-only tarball with status 1 when
-	# there are no sources (its last test is for them): judge by the result.
-	run "$DKMS" ldtarball "$TARBALL" || true
+	# dkms 3.0's ldtarball loads the first kernel of a tarball only (the
+	# loop's variables are read-only, as in mktarball: dkms-project/dkms
+	# issue 426): one ldtarball per kernel, each of a tarball of that
+	# kernel alone, split from this one; after the first the module is
+	# added, so --force.  dkms 3.0 also ends ldtarball of a binaries-only
+	# tarball with status 1 when there are no sources (its last test is
+	# for them): judge by the result.
+	split=$(mktemp -d "${TMPDIR:-/tmp}/ppkit-ldtarball.XXXXXX")
+	trap 'rm -rf "$split"' EXIT
+	[ "$DRY" = 1 ] || tar -C "$split" -xf "$TARBALL" ./dkms_binaries_only ||
+		die "cannot unpack $TARBALL"
+	force=()
+	for k in "${KERNELS[@]}"; do
+		if [ "$DRY" = 0 ]; then
+			tar -C "$split" -xf "$TARBALL" "./dkms_main_tree/$k" || die "cannot unpack $k's modules from $TARBALL"
+			tar -C "$split" -cf "$split/$k.tar" ./dkms_binaries_only "./dkms_main_tree/$k" ||
+				die "cannot write $split/$k.tar"
+			rm -rf "${split:?}/dkms_main_tree"
+		fi
+		run "$DKMS" ldtarball "${force[@]}" "$split/$k.tar" || true
+		force=(--force)
+	done
 	if [ "$DRY" = 0 ]; then
 		for k in "${KERNELS[@]}"; do
 			built_for | grep -Fxq "$k" || die "dkms ldtarball $TARBALL did not load the modules for $k"

@@ -154,7 +154,7 @@ row() {
 		elif [ "$only" != debian ]; then
 			result "$name" SKIP - "$limit" "runs on the $only lane only (LAB_KERNEL=$only tests/lab/run-all.sh extra): what it tests is not in this kernel"
 		else
-			result "$name" SKIP - "$limit" "installs into Debian's /lib/modules: runs on Debian's kernel (make test)"
+			result "$name" SKIP - "$limit" "installs into Debian's /lib/modules: runs on Debian's kernel (make test); 5.10 beside 6.1 on one disk: row dkms-kernels of make test-matrix"
 		fi
 		return 0
 	fi

@@ -2,10 +2,11 @@
 # make test-matrix: every lab scenario (tests/lab/run-all.sh all) on 6.1 and
 # on each line of the kernel matrix (scripts/lab/kernels), each line with its
 # own modules (make modules KVER=LINE), the patched drivers' lanes of the
-# other lines (tests/drivers/run.sh lines), the board tarballs of each line
-# (make test-boards [KVER=LINE], a row board-TARGET per board target: 6.12
-# has arm64, arm and arm64-16k), then one summary with the table of
-# scenario x kernel (tests/tier/summary.py --matrix).
+# other lines (tests/drivers/run.sh lines), DKMS with 6.1 and 5.10 on one disk
+# (tests/lab/dkms.sh --kernels 6.1,5.10, when both lines are run), the board
+# tarballs of each line (make test-boards [KVER=LINE], a row board-TARGET per
+# board target: 6.12 has arm64, arm and arm64-16k), then one summary with the
+# table of scenario x kernel (tests/tier/summary.py --matrix).
 #
 #   tests/tier/matrix.sh [LINE...]     default: 6.1 and every line
 #
@@ -33,6 +34,12 @@ for line in "${lines[@]}"; do
 			tests/tier/step.sh --rows "lab-$line" "debian $line" 7200 env LAB_KERNEL="$line" tests/lab/run-all.sh all
 	fi
 done
+# DKMS across kernels: 6.1 and 5.10 installed on one guest disk, one tarball
+# for both, each kernel boots and modprobes its own build (tests/lab/dkms.sh
+# --kernels; its own lane: it runs on both kernels)
+if [[ " ${lines[*]} " == *" 6.1 "* && " ${lines[*]} " == *" 5.10 "* ]]; then
+	tests/tier/step.sh dkms-kernels "debian 6.1+5.10" 1800 tests/lab/dkms.sh --kernels 6.1,5.10
+fi
 # the patched drivers on the other lines: build, static, load, the Orange Pi PC
 tests/tier/step.sh --rows drivers-lines host 3600 tests/drivers/run.sh lines
 # The board tarballs, built for and installed on each line's ARM kernels
