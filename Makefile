@@ -11,7 +11,7 @@
 #   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json
 #                   (KVER=5.10|6.12: on that kernel -> pool-LINE.json),
 #                   ppctld's CPU with 1,000 pools -> build/bench/ppctld-cpu.json,
-#                   ppctl's time over 1,000 pools
+#                   ppctl's time over 1,000 pools (-> build/bench/ppctl-cost.json)
 #   make regress    the seeds' experiments on ppsim, one boot each -> build/regress/
 #   make static     checkpatch --strict, sparse and the netlink spec on our kernel code
 #   make man        man pages ppctl(8), ppctld(8) -> build/man/
@@ -200,6 +200,7 @@ test-drivers:
 bench: modules tools
 	LAB_KERNEL=$(or $(KLINE),debian) scripts/bench/pool-bench.sh
 	LAB_KERNEL=$(or $(KLINE),debian) scripts/bench/ppctld-cpu.sh
+	LAB_KERNEL=$(or $(KLINE),debian) scripts/bench/ppctl-cost.sh
 	LAB_KERNEL=$(or $(KLINE),debian) scripts/lab/run --smp 2 -- tests/lab/ppctl-e2e.sh
 
 regress: deps

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <ctime>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <linux/ppkit.h>
 #include <net/if.h>
@@ -283,13 +284,34 @@ bool Client::has_stats()
 	return impl_->has_stats();
 }
 
+// Up to this many ids are asked for one by one; more, and one dump of every
+// pool costs less than two requests per id.
+constexpr std::size_t kFewIds = 2;
+
 std::vector<Sample> Client::sample(const Filter &filter)
 {
 	std::vector<Pool> pools;
 	std::vector<Stats> stats;
 	bool with_stats = true;
 
-	if (!filter.ids.empty()) {
+	if (filter.ids.size() > kFewIds) {
+		// One dump of each kind, not a request of each kind per id; an id
+		// the dump lacks is asked for alone, for the kernel's own error.
+		std::unordered_set<std::uint32_t> want(filter.ids.begin(), filter.ids.end());
+		pools = impl_->pools();
+		std::erase_if(pools, [&](const Pool &p) { return !want.contains(p.id); });
+		std::unordered_set<std::uint32_t> found;
+		for (const Pool &p : pools)
+			found.insert(p.id);
+		for (std::uint32_t id : want)
+			if (!found.contains(id))
+				pools.push_back(impl_->pool(id));
+		if (filter.ifindex)
+			std::erase_if(pools, [&](const Pool &p) { return p.ifindex != filter.ifindex; });
+		auto s = impl_->stats(filter.ifindex);
+		if (s)
+			stats = std::move(*s);
+	} else if (!filter.ids.empty()) {
 		for (std::uint32_t id : filter.ids) {
 			pools.push_back(impl_->pool(id));
 			if (with_stats) {

@@ -202,7 +202,7 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 		}
 		prev = std::move(cur);
 		if (o.json) {
-			out << interval_doc(rows, seq, *o.interval, now_ns()).dump() << "\n";
+			write_interval_doc(out, rows, seq, *o.interval, now_ns());
 		} else if (!rows.empty()) {
 			out << interval_lines(rows, render_options(o), header);
 			header = false;

@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <ctime>
+#include <functional>
 #include <ostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "format.h"
+#include "ppkit/json_writer.h"
 #include "table.h"
 
 namespace ppctl {
@@ -16,11 +19,6 @@ using ppkit::Counter;
 using nlohmann::json;
 
 namespace {
-
-json str_or_null(const std::string &s)
-{
-	return s.empty() ? json(nullptr) : json(s);
-}
 
 std::string num(const std::optional<std::uint32_t> &v)
 {
@@ -209,168 +207,290 @@ std::string event_line(const ppkit::Event &e, const RenderOptions &o)
 	return l;
 }
 
-json pool_json(const ppkit::Pool &p)
-{
-	return {
-		{"id", p.id},
-		{"source", to_string(p.source)},
-		{"owner", str_or_null(p.owner)},
-		{"ifindex", opt(p.ifindex)},
-		{"ifname", str_or_null(p.ifname)},
-		{"queue", opt(p.queue)},
-		{"napi_id", opt(p.napi_id)},
-		{"nid", opt(p.nid)},
-		{"order", opt(p.order)},
-		{"ring_size", opt(p.ring_size)},
-		{"cache_size", opt(p.cache_size)},
-		{"refill_batch", opt(p.refill_batch)},
-		{"max_len", opt(p.max_len)},
-		{"dma_dir", p.dma_dir ? json(ppkit::dma_dir_name(*p.dma_dir)) : json(nullptr)},
-		{"inflight", opt(p.inflight)},
-		{"inflight_mem", opt(p.inflight_mem)},
-		{"created_ns", opt(p.created_ns)},
-		{"detach_time_ns", opt(p.detach_time_ns)},
-		{"state", p.state()},
-	};
-}
-
-json counters_json(const ppkit::Stats &s)
-{
-	json j = json::object();
-	for (std::size_t i = 0; i < ppkit::index(ppkit::kFirstGauge); i++) {
-		auto c = static_cast<Counter>(i);
-		j[std::string(name(c))] = opt(s.opt(c));
-	}
-	return j;
-}
-
-json gauges_json(const ppkit::Stats &s)
-{
-	json j = json::object();
-	for (std::size_t i = ppkit::index(ppkit::kFirstGauge); i < ppkit::kCounterCount; i++) {
-		auto c = static_cast<Counter>(i);
-		j[std::string(name(c))] = opt(s.opt(c));
-	}
-	return j;
-}
-
-json stats_json(const ppkit::Sample &s)
-{
-	json j = pool_json(s.pool);
-	ppkit::Window w = ppkit::since_creation(s);
-	j["counters"] = counters_json(s.stats);
-	j["gauges"] = gauges_json(s.stats);
-	j["derived"] = {
-		{"served", opt(ppkit::pages_served(w.delta))},
-		{"left_driver", opt(ppkit::pages_left_driver(w.delta))},
-	};
-	j["rates"] = {
-		{"hit", opt(w.hit)},
-		{"recycle", opt(w.recycle)},
-		{"seconds", w.seconds > 0 ? json(w.seconds) : json(nullptr)},
-	};
-	return j;
-}
-
-json list_doc(const std::vector<ppkit::Pool> &pools)
-{
-	json d = {{"version", kJsonVersion}, {"command", "list"}, {"pools", json::array()}};
-	for (const auto &p : pools)
-		d["pools"].push_back(pool_json(p));
-	return d;
-}
-
 namespace {
 
-json stats_head(const std::vector<std::pair<ppkit::Source, bool>> &sources, std::uint64_t time_ns)
+using ppkit::JsonWriter;
+using ppkit::Pool;
+
+// Every document's keys are sorted (Documentation/ppctl.rst): nlohmann's
+// order, so the streamed text is what dumping a DOM of it would give.
+
+// A pool's members, sorted by key: one table for list's pool objects and
+// stats' (which merge their own members in, write_merged()).
+struct PoolField {
+	std::string_view key;
+	void (*write)(JsonWriter &w, const Pool &p);
+};
+
+const PoolField kPoolFields[] = {
+	{"cache_size", [](JsonWriter &w, const Pool &p) { w.value(p.cache_size); }},
+	{"created_ns", [](JsonWriter &w, const Pool &p) { w.value(p.created_ns); }},
+	{"detach_time_ns", [](JsonWriter &w, const Pool &p) { w.value(p.detach_time_ns); }},
+	{"dma_dir",
+	 [](JsonWriter &w, const Pool &p) {
+		 if (p.dma_dir)
+			 w.value(ppkit::dma_dir_name(*p.dma_dir));
+		 else
+			 w.null();
+	 }},
+	{"id", [](JsonWriter &w, const Pool &p) { w.value(p.id); }},
+	{"ifindex", [](JsonWriter &w, const Pool &p) { w.value(p.ifindex); }},
+	{"ifname",
+	 [](JsonWriter &w, const Pool &p) { p.ifname.empty() ? w.null() : w.value(p.ifname); }},
+	{"inflight", [](JsonWriter &w, const Pool &p) { w.value(p.inflight); }},
+	{"inflight_mem", [](JsonWriter &w, const Pool &p) { w.value(p.inflight_mem); }},
+	{"max_len", [](JsonWriter &w, const Pool &p) { w.value(p.max_len); }},
+	{"napi_id", [](JsonWriter &w, const Pool &p) { w.value(p.napi_id); }},
+	{"nid", [](JsonWriter &w, const Pool &p) { w.value(p.nid); }},
+	{"order", [](JsonWriter &w, const Pool &p) { w.value(p.order); }},
+	{"owner",
+	 [](JsonWriter &w, const Pool &p) { p.owner.empty() ? w.null() : w.value(p.owner); }},
+	{"queue", [](JsonWriter &w, const Pool &p) { w.value(p.queue); }},
+	{"refill_batch", [](JsonWriter &w, const Pool &p) { w.value(p.refill_batch); }},
+	{"ring_size", [](JsonWriter &w, const Pool &p) { w.value(p.ring_size); }},
+	{"source", [](JsonWriter &w, const Pool &p) { w.value(to_string(p.source)); }},
+	{"state", [](JsonWriter &w, const Pool &p) { w.value(p.state()); }},
+};
+
+// Members of an object, sorted by key.
+struct Member {
+	std::string_view key;
+	std::function<void(JsonWriter &)> write;
+};
+
+// The pool's members and @more (sorted) in one object, in key order.
+void write_merged(JsonWriter &w, const Pool &p, const std::vector<Member> &more)
 {
-	json src = json::object();
-	for (const auto &[s, has] : sources)
-		src[std::string(to_string(s))] = {{"stats", has}};
-	return {{"version", kJsonVersion},
-		{"command", "stats"},
-		{"time_ns", time_ns},
-		{"sources", src},
-		{"pools", json::array()}};
+	w.begin_object();
+	auto m = more.begin();
+	for (const PoolField &f : kPoolFields) {
+		for (; m != more.end() && m->key < f.key; ++m)
+			m->write(w.key(m->key));
+		f.write(w.key(f.key), p);
+	}
+	for (; m != more.end(); ++m)
+		m->write(w.key(m->key));
+	w.end_object();
 }
 
-// @head dumped, with @items written one by one into its empty "pools" array.
-template <typename T, typename F>
-void write_with_pools(std::ostream &out, const json &head, const std::vector<T> &items, F item)
+// The counters [from, to) by name, in name order.
+std::vector<std::size_t> by_name(std::size_t from, std::size_t to)
 {
-	const std::string h = head.dump();
-	const std::string key = "\"pools\":[]";
-	const std::size_t at = h.find(key) + key.size() - 1;
-	out.write(h.data(), static_cast<std::streamsize>(at));
-	for (std::size_t i = 0; i < items.size(); i++) {
-		if (i)
-			out.put(',');
-		out << item(items[i]).dump();
+	std::vector<std::size_t> v;
+	for (std::size_t i = from; i < to; i++)
+		v.push_back(i);
+	std::sort(v.begin(), v.end(), [](std::size_t a, std::size_t b) {
+		return name(static_cast<Counter>(a)) < name(static_cast<Counter>(b));
+	});
+	return v;
+}
+
+const std::vector<std::size_t> &counter_order()
+{
+	static const std::vector<std::size_t> v = by_name(0, ppkit::index(ppkit::kFirstGauge));
+	return v;
+}
+
+const std::vector<std::size_t> &gauge_order()
+{
+	static const std::vector<std::size_t> v =
+		by_name(ppkit::index(ppkit::kFirstGauge), ppkit::kCounterCount);
+	return v;
+}
+
+// The counters of @order by name; one a source does not report is null,
+// and so is every counter of a window that was reset.
+template <typename S>
+void counter_object(JsonWriter &w, const S &s, const std::vector<std::size_t> &order,
+		    bool null_all = false)
+{
+	w.begin_object();
+	for (std::size_t i : order) {
+		auto c = static_cast<Counter>(i);
+		w.key(name(c));
+		if (!null_all && s.has(c))
+			w.value(s.get(c));
+		else
+			w.null();
 	}
-	out << std::string_view(h).substr(at) << '\n';
+	w.end_object();
+}
+
+void write_pool(JsonWriter &w, const Pool &p)
+{
+	write_merged(w, p, {});
+}
+
+void write_sample(JsonWriter &w, const ppkit::Sample &s)
+{
+	const ppkit::Window win = ppkit::since_creation(s);
+	write_merged(
+		w, s.pool,
+		{
+			{"counters", [&](JsonWriter &j) { counter_object(j, s.stats, counter_order()); }},
+			{"derived",
+			 [&](JsonWriter &j) {
+				 j.begin_object()
+					 .member("left_driver", ppkit::pages_left_driver(win.delta))
+					 .member("served", ppkit::pages_served(win.delta))
+					 .end_object();
+			 }},
+			{"gauges", [&](JsonWriter &j) { counter_object(j, s.stats, gauge_order()); }},
+			{"rates",
+			 [&](JsonWriter &j) {
+				 j.begin_object().member("hit", win.hit).member("recycle", win.recycle);
+				 j.key("seconds");
+				 win.seconds > 0 ? j.value(win.seconds) : j.null();
+				 j.end_object();
+			 }},
+		});
+}
+
+void write_row(JsonWriter &w, const IntervalRow &r)
+{
+	const ppkit::Window &win = r.window;
+	const Pool &p = r.sample.pool;
+	w.begin_object().key("delta");
+	counter_object(w, win.delta, counter_order(), win.reset);
+	w.key("gauges");
+	counter_object(w, r.sample.stats, gauge_order());
+	w.member("id", p.id).member("ifindex", p.ifindex).key("ifname");
+	p.ifname.empty() ? w.null() : w.value(p.ifname);
+	w.key("per_second")
+		.begin_object()
+		.member("allocated", win.per_second(Counter::PagesAllocated))
+		.member("orphaned", win.per_second(Counter::PagesOrphaned))
+		.member("recycled", win.recycled_per_second())
+		.member("released", win.per_second(Counter::PagesReleased))
+		.member("served", win.served_per_second())
+		.end_object();
+	w.key("rates").begin_object().member("hit", win.hit).member("recycle", win.recycle).end_object();
+	w.member("reset", win.reset)
+		.member("seconds", win.seconds)
+		.member("source", to_string(p.source))
+		.member("state", p.state())
+		.end_object();
+}
+
+// Written in chunks of this size: the document never exists whole.
+constexpr std::size_t kFlushAt = 64 * 1024;
+
+// {"command": @command, @before..., "pools": [@items...], @after...,
+// "version": 1}: @before and @after write the members that sort before and
+// after "pools".
+template <typename T, typename F, typename B, typename A>
+void write_doc(std::ostream &out, std::string_view command, B before, const std::vector<T> &items,
+	       F item, A after)
+{
+	std::string buf;
+	JsonWriter w(buf);
+	w.begin_object().member("command", command);
+	before(w);
+	w.key("pools").begin_array();
+	for (const auto &i : items) {
+		item(w, i);
+		if (buf.size() >= kFlushAt) {
+			out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+			buf.clear();
+		}
+	}
+	w.end_array();
+	after(w);
+	w.member("version", kJsonVersion).end_object();
+	buf += '\n';
+	out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+void nothing(JsonWriter &) {}
+
+template <typename F>
+json as_json(F write)
+{
+	std::string s;
+	JsonWriter w(s);
+	write(w);
+	return json::parse(s);
 }
 
 }  // namespace
 
-json stats_doc(const std::vector<ppkit::Sample> &samples,
-	       const std::vector<std::pair<ppkit::Source, bool>> &sources, std::uint64_t time_ns)
+json pool_json(const ppkit::Pool &p)
 {
-	json d = stats_head(sources, time_ns);
-	for (const auto &s : samples)
-		d["pools"].push_back(stats_json(s));
-	return d;
+	return as_json([&](JsonWriter &w) { write_pool(w, p); });
+}
+
+json counters_json(const ppkit::Stats &s)
+{
+	return as_json([&](JsonWriter &w) { counter_object(w, s, counter_order()); });
+}
+
+json gauges_json(const ppkit::Stats &s)
+{
+	return as_json([&](JsonWriter &w) { counter_object(w, s, gauge_order()); });
+}
+
+json stats_json(const ppkit::Sample &s)
+{
+	return as_json([&](JsonWriter &w) { write_sample(w, s); });
 }
 
 void write_list_doc(std::ostream &out, const std::vector<ppkit::Pool> &pools)
 {
-	write_with_pools(out, list_doc({}), pools, pool_json);
+	write_doc(out, "list", nothing, pools, write_pool, nothing);
 }
 
 void write_stats_doc(std::ostream &out, const std::vector<ppkit::Sample> &samples,
 		     const std::vector<std::pair<ppkit::Source, bool>> &sources,
 		     std::uint64_t time_ns)
 {
-	write_with_pools(out, stats_head(sources, time_ns), samples, stats_json);
+	std::vector<std::pair<std::string_view, bool>> src;
+	for (const auto &[s, has] : sources)
+		src.emplace_back(to_string(s), has);
+	std::sort(src.begin(), src.end());
+	write_doc(out, "stats", nothing, samples, write_sample, [&](JsonWriter &w) {
+		w.key("sources").begin_object();
+		for (const auto &[name, has] : src)
+			w.key(name).begin_object().member("stats", has).end_object();
+		w.end_object().member("time_ns", time_ns);
+	});
+}
+
+void write_interval_doc(std::ostream &out, const std::vector<IntervalRow> &rows,
+			std::uint64_t seq, double seconds, std::uint64_t time_ns)
+{
+	write_doc(
+		out, "stats",
+		[&](JsonWriter &w) {
+			w.key("interval")
+				.begin_object()
+				.member("seconds", seconds)
+				.member("seq", seq)
+				.end_object();
+		},
+		rows, write_row, [&](JsonWriter &w) { w.member("time_ns", time_ns); });
+}
+
+json list_doc(const std::vector<ppkit::Pool> &pools)
+{
+	std::ostringstream o;
+	write_list_doc(o, pools);
+	return json::parse(o.str());
+}
+
+json stats_doc(const std::vector<ppkit::Sample> &samples,
+	       const std::vector<std::pair<ppkit::Source, bool>> &sources, std::uint64_t time_ns)
+{
+	std::ostringstream o;
+	write_stats_doc(o, samples, sources, time_ns);
+	return json::parse(o.str());
 }
 
 json interval_doc(const std::vector<IntervalRow> &rows, std::uint64_t seq, double seconds,
 		  std::uint64_t time_ns)
 {
-	json a = json::array();
-	for (const auto &r : rows) {
-		const ppkit::Window &w = r.window;
-		json delta = json::object();
-		for (std::size_t i = 0; i < ppkit::index(ppkit::kFirstGauge); i++) {
-			auto c = static_cast<Counter>(i);
-			delta[std::string(name(c))] =
-				!w.reset && w.delta.has(c) ? json(w.delta.get(c)) : json(nullptr);
-		}
-		a.push_back({
-			{"id", r.sample.pool.id},
-			{"source", to_string(r.sample.pool.source)},
-			{"ifindex", opt(r.sample.pool.ifindex)},
-			{"ifname", str_or_null(r.sample.pool.ifname)},
-			{"state", r.sample.pool.state()},
-			{"reset", w.reset},
-			{"seconds", w.seconds},
-			{"delta", delta},
-			{"per_second",
-			 {
-				 {"served", opt(w.served_per_second())},
-				 {"recycled", opt(w.recycled_per_second())},
-				 {"allocated", opt(w.per_second(Counter::PagesAllocated))},
-				 {"released", opt(w.per_second(Counter::PagesReleased))},
-				 {"orphaned", opt(w.per_second(Counter::PagesOrphaned))},
-			 }},
-			{"rates", {{"hit", opt(w.hit)}, {"recycle", opt(w.recycle)}}},
-			{"gauges", gauges_json(r.sample.stats)},
-		});
-	}
-	return {{"version", kJsonVersion},
-		{"command", "stats"},
-		{"interval", {{"seq", seq}, {"seconds", seconds}}},
-		{"time_ns", time_ns},
-		{"pools", a}};
+	std::ostringstream o;
+	write_interval_doc(o, rows, seq, seconds, time_ns);
+	return json::parse(o.str());
 }
 
 json event_doc(const ppkit::Event &e)

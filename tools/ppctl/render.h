@@ -67,12 +67,15 @@ nlohmann::json stats_doc(const std::vector<ppkit::Sample> &samples,
 nlohmann::json interval_doc(const std::vector<IntervalRow> &rows, std::uint64_t seq,
 			    double seconds, std::uint64_t time_ns);
 nlohmann::json event_doc(const ppkit::Event &e);
-// The same documents written out as one line, pool by pool: no copy of the
-// whole document is built (a thousand pools are a megabyte of JSON).
+// The same documents written out as one line, pool by pool, with no DOM
+// (ppkit::JsonWriter; the functions above parse what these write): a
+// thousand pools are a megabyte of JSON.
 void write_list_doc(std::ostream &out, const std::vector<ppkit::Pool> &pools);
 void write_stats_doc(std::ostream &out, const std::vector<ppkit::Sample> &samples,
 		     const std::vector<std::pair<ppkit::Source, bool>> &sources,
 		     std::uint64_t time_ns);
+void write_interval_doc(std::ostream &out, const std::vector<IntervalRow> &rows,
+			std::uint64_t seq, double seconds, std::uint64_t time_ns);
 nlohmann::json set_doc(const ppkit::Pool &p);
 
 }  // namespace ppctl

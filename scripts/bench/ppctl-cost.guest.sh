@@ -1,0 +1,46 @@
+#!/bin/bash
+# Guest side of scripts/bench/ppctl-cost.sh: what a ppctl command costs,
+# in one boot, with POOLS pools (pp_poolgen), ROUNDS interleaved rounds.
+# Each round runs, in turn, /bin/true, `ppctl --help`, `ppctl --json list`,
+# `ppctl --json stats` and `ppctl stats`, for each binary named in PPCTLS
+# (space separated), and prints one line per run:
+#   ppctl-cost: round=R bin=B cmd=C ms=X
+# Times come from bash's $EPOCHREALTIME: no process is started to read the
+# clock.  Output goes to /dev/null, except that each binary's --json stats of
+# the first round is kept and checked for POOLS pools.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+POOLS=${POOLS:-1000}
+ROUNDS=${ROUNDS:-9}
+read -r -a BINS <<< "${PPCTLS:-build/bin/ppctl}"
+die() { echo "ppctl-cost: $*" >&2; exit 1; }
+
+ip link set lo up
+insmod kmod/pool/pp_backport.ko || die "insmod pp_backport failed"
+insmod kmod/tests/pp_poolgen.ko pools="$POOLS" inflight=8 churn=0 || die "insmod pp_poolgen failed"
+for b in "${BINS[@]}"; do
+	[ -x "$b" ] || die "$b: not an executable"
+	n=$("$b" --json stats | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pools"]))') ||
+		die "$b --json stats failed"
+	[ "$n" = "$POOLS" ] || die "$b --json stats: $n pools, not $POOLS"
+done
+
+# ms CMD...: the run time of CMD in ms, stdout to /dev/null
+ms() {
+	local t0=$EPOCHREALTIME t1
+	"$@" > /dev/null
+	t1=$EPOCHREALTIME
+	echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) * 1000 }'
+}
+for r in $(seq "$ROUNDS"); do
+	for i in "${!BINS[@]}"; do
+		b=${BINS[$i]}
+		echo "ppctl-cost: round=$r bin=$i cmd=true ms=$(ms /bin/true)"
+		echo "ppctl-cost: round=$r bin=$i cmd=help ms=$(ms "$b" --help)"
+		echo "ppctl-cost: round=$r bin=$i cmd=json_list ms=$(ms "$b" --json list)"
+		echo "ppctl-cost: round=$r bin=$i cmd=json_stats ms=$(ms "$b" --json stats)"
+		echo "ppctl-cost: round=$r bin=$i cmd=stats ms=$(ms "$b" stats)"
+	done
+done
+{ rmmod pp_poolgen && rmmod pp_backport; } || die "unload failed"
+echo "ppctl-cost: done"

@@ -1,0 +1,104 @@
+#!/bin/bash
+# What a ppctl command costs, in one guest boot (2 vCPUs, TCG), with 1,000
+# pools: /bin/true, `ppctl --help`, `--json list`, `--json stats` and `stats`,
+# ROUNDS interleaved rounds (scripts/bench/ppctl-cost.guest.sh).
+#
+#   scripts/bench/ppctl-cost.sh                       (part of `make bench`)
+#   scripts/bench/ppctl-cost.sh --baseline OTHER      and another ppctl in
+#                                                     the same rounds
+#   ROUNDS=9 POOLS=1000 scripts/bench/ppctl-cost.sh
+#   LAB_KERNEL=5.10 scripts/bench/ppctl-cost.sh       (`make modules KVER=5.10`)
+#
+# Prints the median of each command in ms, the ratios of the goals
+# (--help / /bin/true <= 1.3, --json stats / --help <= 1.5, --json list /
+# --help <= 1.5) and, with --baseline, this ppctl / the other per command;
+# writes build/bench/ppctl-cost.json.  TCG: compare ratios, not times.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$REPO" || exit 1
+# LAB_KERNEL=5.10|6.12: that line's modules, build/kmod-LINE (the guest sees
+# them at kmod/); -LINE.json/.log
+LINE=${LAB_KERNEL:-}
+[ "$LINE" = debian ] && LINE=
+KMOD=kmod
+[ -n "$LINE" ] && KMOD=build/kmod-$LINE
+OUT=$REPO/build/bench
+LOG=$OUT/ppctl-cost${LINE:+-$LINE}.log
+JSON=$OUT/ppctl-cost${LINE:+-$LINE}.json
+BASE=
+case "${1:-}" in
+--baseline)
+	[ -x "${2:-}" ] || { echo "ppctl-cost: --baseline needs an executable ppctl" >&2; exit 1; }
+	mkdir -p "$OUT"
+	# inside the tree: the guest sees the repository, not the host
+	cp "$2" "$OUT/ppctl.baseline"
+	BASE=build/bench/ppctl.baseline ;;
+"") ;;
+*) echo "usage: ppctl-cost.sh [--baseline PPCTL]" >&2; exit 1 ;;
+esac
+for f in $KMOD/pool/pp_backport.ko $KMOD/tests/pp_poolgen.ko build/bin/ppctl; do
+	[ -e "$f" ] || { echo "ppctl-cost: $f missing: run 'make modules tools${LINE:+ KVER=$LINE}' first" >&2; exit 1; }
+done
+for v in POOLS ROUNDS; do
+	val=${!v:-}
+	if [ -n "$val" ] && ! [[ "$val" =~ ^[1-9][0-9]*$ ]]; then
+		echo "ppctl-cost: $v='$val' is not a positive number" >&2
+		exit 1
+	fi
+done
+CMD=(scripts/lab/run --smp 2 --mem 1536 -- env POOLS="${POOLS:-1000}" ROUNDS="${ROUNDS:-9}"
+     PPCTLS="build/bin/ppctl${BASE:+ $BASE}" scripts/bench/ppctl-cost.guest.sh)
+mkdir -p "$OUT"
+rm -f "$JSON"
+echo "ppctl-cost: host load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'ppctl-cost: command:'
+printf ' %q' "${CMD[@]}"
+printf '\n'
+"${CMD[@]}" > "$LOG" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || ! grep -aq '^ppctl-cost: done' "$LOG"; then
+	grep -a '^ppctl-cost: ' "$LOG" | tail -5
+	echo "ppctl-cost: lab run failed (exit $rc); guest output in $LOG" >&2
+	exit 1
+fi
+python3 - "$LOG" "$JSON" "${BASE:+baseline}" <<'PY'
+import json, statistics, sys
+runs = {}
+for line in open(sys.argv[1], errors="replace"):
+    if not line.startswith("ppctl-cost: round="):
+        continue
+    f = dict(x.split("=", 1) for x in line.split()[1:])
+    runs.setdefault((int(f["bin"]), f["cmd"]), []).append(float(f["ms"]))
+bins = sorted({b for b, _ in runs})
+cmds = ["true", "help", "json_list", "json_stats", "stats"]
+med = {(b, c): statistics.median(runs[(b, c)]) for b in bins for c in cmds}
+doc = {"rounds": len(runs[(0, "true")]), "median_ms": {}, "runs_ms": {}, "ratios": {}}
+names = ["ppctl", "baseline"]
+for b in bins:
+    n = names[b]
+    doc["median_ms"][n] = {c: med[(b, c)] for c in cmds}
+    doc["runs_ms"][n] = {c: runs[(b, c)] for c in cmds}
+    # per-round ratios, then their median: the rounds are interleaved
+    def ratio(a, c):
+        return statistics.median(x / y for x, y in zip(runs[(b, a)], runs[(b, c)]))
+    doc["ratios"][n] = {"help/true": ratio("help", "true"),
+                        "json_stats/help": ratio("json_stats", "help"),
+                        "json_list/help": ratio("json_list", "help"),
+                        "stats/help": ratio("stats", "help")}
+print(f"\nppctl, {doc['rounds']} interleaved rounds, medians in ms (TCG guest):")
+print(f"  {'':<10}" + "".join(f"{c:>12}" for c in cmds))
+for b in bins:
+    print(f"  {names[b]:<10}" + "".join(f"{med[(b, c)]:>12.1f}" for c in cmds))
+goals = {"help/true": 1.3, "json_stats/help": 1.5, "json_list/help": 1.5}
+for b in bins:
+    r = doc["ratios"][names[b]]
+    print(f"  {names[b]}: " + ", ".join(
+        f"{k} {v:.2f}" + (f" ({'ok' if v <= goals[k] else 'over'} <= {goals[k]})" if k in goals else "")
+        for k, v in r.items()))
+if len(bins) == 2:
+    doc["new_over_baseline"] = {c: statistics.median(
+        x / y for x, y in zip(runs[(0, c)], runs[(1, c)])) for c in cmds[1:]}
+    print("  ppctl / baseline, median of per-round ratios: " +
+          ", ".join(f"{c} {v:.2f}" for c, v in doc["new_over_baseline"].items()))
+json.dump(doc, open(sys.argv[2], "w"), indent=1)
+PY

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ppkit/json_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace ppkit {
+
+void JsonWriter::separate()
+{
+	if (after_key_) {
+		after_key_ = false;
+		return;
+	}
+	if (depth_.empty()) {
+		if (wrote_)
+			throw std::logic_error("JsonWriter: a second top-level value");
+		return;
+	}
+	if (depth_.back().object)
+		throw std::logic_error("JsonWriter: a value in an object without its key()");
+	if (depth_.back().any)
+		out_ += ',';
+	depth_.back().any = true;
+}
+
+void JsonWriter::open(bool object, char c)
+{
+	separate();
+	out_ += c;
+	depth_.push_back({object, false});
+}
+
+void JsonWriter::close(bool object, char c)
+{
+	if (depth_.empty() || depth_.back().object != object || after_key_)
+		throw std::logic_error(object ? "JsonWriter: end_object() without an open object"
+					      : "JsonWriter: end_array() without an open array");
+	depth_.pop_back();
+	out_ += c;
+	wrote_ = true;
+}
+
+JsonWriter &JsonWriter::begin_object()
+{
+	open(true, '{');
+	return *this;
+}
+
+JsonWriter &JsonWriter::end_object()
+{
+	close(true, '}');
+	return *this;
+}
+
+JsonWriter &JsonWriter::begin_array()
+{
+	open(false, '[');
+	return *this;
+}
+
+JsonWriter &JsonWriter::end_array()
+{
+	close(false, ']');
+	return *this;
+}
+
+JsonWriter &JsonWriter::key(std::string_view k)
+{
+	if (depth_.empty() || !depth_.back().object || after_key_)
+		throw std::logic_error("JsonWriter: key() outside an object");
+	if (depth_.back().any)
+		out_ += ',';
+	depth_.back().any = true;
+	string(k);
+	out_ += ':';
+	after_key_ = true;
+	return *this;
+}
+
+void JsonWriter::string(std::string_view s)
+{
+	bool plain = true;
+	for (unsigned char c : s)
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
+			plain = false;
+			break;
+		}
+	if (plain) {
+		out_ += '"';
+		out_ += s;
+		out_ += '"';
+	} else {
+		out_ += nlohmann::json(std::string(s))
+				.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+	}
+}
+
+JsonWriter &JsonWriter::value(std::string_view s)
+{
+	separate();
+	string(s);
+	wrote_ = true;
+	return *this;
+}
+
+JsonWriter &JsonWriter::value(bool b)
+{
+	separate();
+	out_ += b ? "true" : "false";
+	wrote_ = true;
+	return *this;
+}
+
+JsonWriter &JsonWriter::value(std::uint64_t v)
+{
+	separate();
+	char buf[24];
+	auto r = std::to_chars(buf, buf + sizeof(buf), v);
+	out_.append(buf, r.ptr);
+	wrote_ = true;
+	return *this;
+}
+
+JsonWriter &JsonWriter::value(std::int64_t v)
+{
+	separate();
+	char buf[24];
+	auto r = std::to_chars(buf, buf + sizeof(buf), v);
+	out_.append(buf, r.ptr);
+	wrote_ = true;
+	return *this;
+}
+
+JsonWriter &JsonWriter::value(double v)
+{
+	if (!std::isfinite(v))
+		return null();
+	separate();
+	char buf[32];
+	auto r = std::to_chars(buf, buf + sizeof(buf), v);
+	std::string_view s(buf, static_cast<std::size_t>(r.ptr - buf));
+	out_ += s;
+	if (s.find_first_of(".e") == std::string_view::npos)
+		out_ += ".0";
+	wrote_ = true;
+	return *this;
+}
+
+JsonWriter &JsonWriter::null()
+{
+	separate();
+	out_ += "null";
+	wrote_ = true;
+	return *this;
+}
+
+JsonWriter &JsonWriter::raw(std::string_view json)
+{
+	separate();
+	out_ += json;
+	wrote_ = true;
+	return *this;
+}
+
+}  // namespace ppkit
