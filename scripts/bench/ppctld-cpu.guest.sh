@@ -45,6 +45,17 @@ for w in $(seq "$WINDOWS"); do
 	echo "ppctld-cpu: window=$w ms=$(((r1 - r0) / 1000000)) pct=$(python3 -c "print(f'{($r1 - $r0) / ($WINDOW * 1e7):.2f}')") user_ticks=$((${t1[0]} - ${t0[0]})) system_ticks=$((${t1[1]} - ${t0[1]})) busy_ticks=$((c1 - c0))"
 done
 echo "ppctld-cpu: rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/$D/status)"
+# 100 scrapes, then the RSS once two more samples are done (the daemon
+# trims its heap the round after a scrape)
+samples() { curl -s http://127.0.0.1:9105/metrics | awk '/^ppctld_samples_total / { print $2 }'; }
+echo "ppctld-cpu: scrape_bytes=$(curl -s http://127.0.0.1:9105/metrics | wc -c)"
+for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:9105/metrics; done
+n0=$(samples)
+for _ in $(seq 40); do
+	[ "$(samples | cut -d. -f1)" -ge "$(( ${n0%%.*} + 2 ))" ] && break
+	sleep 0.25
+done
+echo "ppctld-cpu: rss_after_100_scrapes_kb=$(awk '/^VmRSS/ { print $2 }' /proc/$D/status)"
 curl -s http://127.0.0.1:9105/metrics |
 	awk '/^ppctld_sample_duration_seconds / { print "ppctld-cpu: sample_seconds=" $2 }
 	     /^ppctld_history_bytes / { print "ppctld-cpu: history_bytes=" $2 }'

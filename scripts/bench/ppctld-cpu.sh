@@ -9,7 +9,8 @@
 # Prints every window and the median as % of one core, and writes
 # build/bench/ppctld-cpu.json:
 #   {"pools": N, "window_s": N, "pct": [..], "median_pct": X,
-#    "baseline_busy_ticks": N, "hz": N, "rss_kb": N, "sample_seconds": X}
+#    "baseline_busy_ticks": N, "hz": N, "rss_kb": N, "sample_seconds": X,
+#    "scrape_bytes": N, "rss_after_100_scrapes_kb": N}
 # The goal (issue 6) is a median under 2% of one core.  TCG's speed follows
 # the host's load: run it on a quiet host.  The guest's output is kept in
 # build/bench/ppctld-cpu.log.  Exits non-zero if the lab run fails.
@@ -69,10 +70,14 @@ med = statistics.median(pct)
 doc = {"pools": int(kv.get("pools", 0)) or None, "window_s": int(kv["seconds"]), "pct": pct,
        "median_pct": med, "baseline_busy_ticks": int(kv["baseline_busy_ticks"]),
        "hz": int(kv["hz"]), "rss_kb": int(kv["rss_kb"]),
-       "sample_seconds": float(kv.get("sample_seconds", "nan"))}
+       "sample_seconds": float(kv.get("sample_seconds", "nan")),
+       "scrape_bytes": int(kv.get("scrape_bytes", 0)) or None,
+       "rss_after_100_scrapes_kb": int(kv.get("rss_after_100_scrapes_kb", 0)) or None}
 json.dump(doc, open(sys.argv[2], "w"), indent=1)
 print(f"\nppctld, {doc['pools']} pools at 1 Hz: median {med:.2f}% of one core over "
       f"{len(pct)} windows of {doc['window_s']} s ({' '.join(f'{p:.2f}' for p in pct)}); "
       f"RSS {doc['rss_kb']} kB")
+print(f"a scrape: {doc['scrape_bytes']} bytes; RSS after 100 scrapes "
+      f"{doc['rss_after_100_scrapes_kb']} kB")
 print(f"acceptance: median < 2% of one core: {'ok' if med < 2.0 else 'NO'}")
 PY

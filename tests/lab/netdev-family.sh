@@ -62,10 +62,27 @@ else
 	$PPCTLD -f --config /dev/null --source all --interval 1s --listen 127.0.0.1:9105 --socket $S > build/lab/ppctld-netdev.log 2>&1 &
 	d=$!
 	metrics() { python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:9105/metrics", timeout=5).read().decode())' 2> /dev/null; }
-	series() { echo "$m" | grep "^ppkit_pool_inflight_pages{" | grep "source=\"$1\"" | grep -q "device=\"$2\""; }
+	# SOURCE DEVICE: a pool of SOURCE on DEVICE (ppkit_pool_info) has a
+	# pages-in-flight series
+	series() {
+		echo "$m" | python3 -c '
+import re, sys
+src, dev = sys.argv[1:]
+pools, inflight = set(), set()
+for line in sys.stdin:
+	m = re.match(r"(ppkit_pool_info|ppkit_pool_inflight_pages)\{([^}]*)\} ", line)
+	if m:
+		l = dict(re.findall(r"(\w+)=\"([^\"]*)\"", m.group(2)))
+		if l["source"] == src:
+			if m.group(1) == "ppkit_pool_info" and l["device"] == dev:
+				pools.add(l["pool"])
+			elif m.group(1) == "ppkit_pool_inflight_pages":
+				inflight.add(l["pool"])
+sys.exit(0 if pools and pools <= inflight else 1)' "$1" "$2"
+	}
 	both() { m=$(metrics) && series netdev "$a" && series ppkit "$b"; }
 	check "ppctld /metrics: pages in flight of $a's pools (netdev) and $b's (ppkit)" wait_for 20 both
-	metrics | grep "^ppkit_pool_inflight" | grep "device=\"$a\"" | sed 's/^/# /'
+	metrics | grep "^ppkit_pool_info" | grep "device=\"$a\"" | sed 's/^/# /'
 	# ppctl top and history through ppctld: the kernel's pools beside ppkit's
 	$PPCTL --source all --json top -n 1 --socket $S > build/lab/netdev-top.json 2>&1
 	check "ppctl top (from ppctld): $a's pools as netdev, $b's as ppkit" python3 - "$a" "$b" build/lab/netdev-top.json <<'PY'

@@ -473,6 +473,10 @@ int main(int argc, const char *const *argv)
 	// second: keep them on the heap, not in fresh zeroed mmap()s.
 	mallopt(M_MMAP_THRESHOLD, 16 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
+	// One arena: each civetweb thread serving a scrape would otherwise
+	// keep an arena of its own as large as the biggest exposition it
+	// built, which the round after a scrape trims only partly.
+	mallopt(M_ARENA_MAX, 1);
 	Parsed p = parse(argc, argv, std::cout, std::cerr);
 	if (!p.config)
 		return p.exit;

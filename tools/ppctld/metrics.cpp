@@ -19,16 +19,38 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-std::vector<ClientMetric::Label> pool_labels(const ppkit::Pool &p)
+// What every value series of a pool carries: enough to name it and join
+// ppkit_pool_info, nothing that repeats the description on each of them.
+std::vector<ClientMetric::Label> id_labels(const ppkit::Pool &p)
 {
 	return {
 		{"pool", std::to_string(p.id)},
 		{"source", std::string(ppkit::to_string(p.source))},
+	};
+}
+
+// The description, once per pool, on ppkit_pool_info.
+std::vector<ClientMetric::Label> info_labels(const ppkit::Pool &p)
+{
+	auto l = id_labels(p);
+	l.insert(l.end(), {
 		{"owner", p.owner},
 		{"ifindex", p.ifindex ? std::to_string(*p.ifindex) : std::string()},
 		{"device", p.ifname},
 		{"queue", p.queue ? std::to_string(*p.queue) : std::string()},
-	};
+		{"state", std::string(p.state())},
+	});
+	return l;
+}
+
+// Series a ppkit pool does not export because they follow from others
+// (Documentation/stats.rst): alloc_fast is served minus the other
+// allocation counters, the ring level is recycle_ring - ring_consumed.  The
+// netdev family's pools count alloc_fast themselves and have no ring gauge.
+bool derived(ppkit::Source src, ppkit::Counter c)
+{
+	return src == ppkit::Source::Ppkit &&
+	       (c == ppkit::Counter::AllocFast || c == ppkit::Counter::RingPages);
 }
 
 MetricFamily family(std::string name, std::string help, MetricType type)
@@ -93,14 +115,15 @@ std::vector<MetricFamily> metric_families(const Snapshot &s)
 	counters[ppkit::index(ppkit::Counter::InflightMem)].name = "ppkit_pool_inflight_bytes";
 	counters[ppkit::index(ppkit::Counter::Inflight)].name = "ppkit_pool_inflight_pages";
 
+	auto info = family("ppkit_pool_info",
+			   "1 for each pool, with its description: owner, device, queue, state.",
+			   MetricType::Gauge);
 	auto hit = family("ppkit_pool_alloc_hit_ratio",
 			  "Pages served from recycled stock / all pages served, over the last sample interval.",
 			  MetricType::Gauge);
 	auto rec = family("ppkit_pool_recycle_ratio",
 			  "Pages recycled / pages that left the driver, over the last sample interval.",
 			  MetricType::Gauge);
-	auto alloc = family("ppkit_pool_served_pages_per_second",
-			    "Pages served per second over the last sample interval.", MetricType::Gauge);
 	auto alert = family("ppkit_pool_alert",
 			    "1 while an alert rule fires for the pool (rule: low-hit-rate, leak-suspect).",
 			    MetricType::Gauge);
@@ -108,10 +131,18 @@ std::vector<MetricFamily> metric_families(const Snapshot &s)
 	const std::size_t inflight = ppkit::index(ppkit::Counter::Inflight);
 	const std::size_t inflight_mem = ppkit::index(ppkit::Counter::InflightMem);
 	for (const Row &r : s.rows) {
-		auto labels = pool_labels(r.pool);
-		for (std::size_t i = 0; i < ppkit::kCounterCount; i++)
-			if (r.stats.present.test(i))
-				add(counters[i], labels, static_cast<double>(r.stats.values[i]));
+		add(info, info_labels(r.pool), 1);
+		auto labels = id_labels(r.pool);
+		for (std::size_t i = 0; i < ppkit::kCounterCount; i++) {
+			auto c = static_cast<ppkit::Counter>(i);
+			if (!r.stats.present.test(i) || derived(r.pool.source, c))
+				continue;
+			// A counter appears with its first event: of 1,000 idle
+			// pools' 26 counters most are 0 for their whole life.
+			if (i < first_gauge && r.stats.values[i] == 0)
+				continue;
+			add(counters[i], labels, static_cast<double>(r.stats.values[i]));
+		}
 		// Without page_pool statistics (CONFIG_PAGE_POOL_STATS=n) the
 		// netdev family still reports a pool's pages in flight.
 		if (!r.stats.present.test(inflight) && r.pool.inflight)
@@ -122,19 +153,17 @@ std::vector<MetricFamily> metric_families(const Snapshot &s)
 			add(hit, labels, *r.hit);
 		if (r.recycle)
 			add(rec, labels, *r.recycle);
-		if (r.alloc_per_s)
-			add(alloc, labels, *r.alloc_per_s);
 		auto l = labels;
 		l.push_back({"rule", "low-hit-rate"});
 		add(alert, l, r.low_hit ? 1 : 0);
 		l.back().value = "leak-suspect";
 		add(alert, std::move(l), r.leak ? 1 : 0);
 	}
+	out.push_back(std::move(info));
 	for (MetricFamily &f : counters)
 		out.push_back(std::move(f));
 	out.push_back(std::move(hit));
 	out.push_back(std::move(rec));
-	out.push_back(std::move(alloc));
 	out.push_back(std::move(alert));
 
 	auto up = family("ppctld_backend_up", "1 when the source's netlink family is there.",
