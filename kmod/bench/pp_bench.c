@@ -2,16 +2,24 @@
 /*
  * pp_bench: page pool micro-benchmarks, side by side in one boot.
  *
- * The same loops run against three implementations:
+ * The same loops run against four implementations:
  *   ppkit   the pp_backport pool (ppb_*)
  *   native  the kernel's own page_pool (page_pool_*, built into 6.1)
  *   alloc   plain alloc_page()/put_page(), the baseline a pool must beat
- * and four tests:
+ *   floor   a bare LIFO array of page pointers: pop, push, nothing else,
+ *           the least any recycling scheme can cost (not for the tests
+ *           that involve an skb or a second CPU)
+ * and six tests:
  *   fast       in softirq: alloc, recycle direct into the alloc-side cache
  *   ring       in softirq: alloc, put without direct recycle (via the ring)
  *   cross_cpu  alloc on one CPU (BH off), put on another from process context
  *   stack      in softirq: alloc, build an skb on the page, free the skb;
  *              later allocations take the page back
+ *   bulk       in softirq: alloc BENCH_BULK pages, then return them all
+ *              direct (ns per page)
+ *   xdp_drop   in softirq, what XDP_DROP does: alloc, return direct with a
+ *              sync for the device of the frame's length (64..1500 bytes,
+ *              pools with DMA_SYNC_DEV; alloc maps and unmaps each page)
  *
  * Everything runs at load time.  Runs are interleaved (run by run, test by
  * test, the implementation order rotating each run) so that drift in the
@@ -85,24 +93,36 @@ static const struct kernel_param_ops runs_ops = {
 
 module_param_cb(loops, &loops_ops, &loops, 0444);
 MODULE_PARM_DESC(loops,
-		 "ops per run of fast and ring; cross_cpu and stack do a quarter (4096..50000000, default 200000)");
+		 "ops per run of fast, ring, bulk and xdp_drop; cross_cpu and stack do a quarter (4096..50000000, default 200000)");
 module_param_cb(runs, &runs_ops, &runs, 0444);
 MODULE_PARM_DESC(runs, "interleaved runs of every test and implementation (1..99, default 7)");
 
-enum bench_test { T_FAST, T_RING, T_CROSS, T_STACK, T_NR };
-enum bench_impl { I_PPKIT, I_NATIVE, I_ALLOC, I_NR };
+/* Pages a bulk op takes before it gives them back. */
+#define BENCH_BULK		16
+/* The floor's array: enough for a bulk op. */
+#define FLOOR_PAGES		64
+/* The frame lengths of xdp_drop: 64, 64 + XDP_LEN_STEP, ... <= 1500. */
+#define XDP_LEN_MIN		64
+#define XDP_LEN_MAX		1500
+#define XDP_LEN_STEP		97
+
+enum bench_test { T_FAST, T_RING, T_CROSS, T_STACK, T_BULK, T_XDP, T_NR };
+enum bench_impl { I_PPKIT, I_NATIVE, I_ALLOC, I_FLOOR, I_NR };
 
 static const char * const test_names[T_NR] = {
 	[T_FAST] = "fast",
 	[T_RING] = "ring",
 	[T_CROSS] = "cross_cpu",
 	[T_STACK] = "stack",
+	[T_BULK] = "bulk",
+	[T_XDP] = "xdp_drop",
 };
 
 static const char * const impl_names[I_NR] = {
 	[I_PPKIT] = "ppkit",
 	[I_NATIVE] = "native",
 	[I_ALLOC] = "alloc",
+	[I_FLOOR] = "floor",
 };
 
 struct pp_bench;
@@ -112,11 +132,20 @@ struct pp_bench {
 	struct platform_device *pdev;
 	struct ppb_pool *ppb;
 	struct page_pool *native;
+	/* xdp_drop: the same pools, syncing for the device on return */
+	struct ppb_pool *ppb_sync;
+	struct page_pool *native_sync;
+	unsigned int xdp_len;
+
+	/* The floor: a LIFO of FLOOR_PAGES pages, @floor_top of them in it. */
+	struct page *floor[FLOOR_PAGES];
+	unsigned int floor_top;
 
 	/* Softirq runner: the tasklet runs @loop in chunks until @left is 0. */
 	struct tasklet_struct tasklet;
 	struct completion done;
 	bench_loop_t loop;
+	unsigned int chunk;
 	unsigned int left;
 	u64 ns;
 	int err;
@@ -132,7 +161,22 @@ static struct pp_bench bench;
 
 static unsigned int test_ops(enum bench_test t)
 {
-	return t == T_FAST || t == T_RING ? loops : loops / 4;
+	switch (t) {
+	case T_FAST:
+	case T_RING:
+	case T_XDP:
+		return loops;
+	case T_BULK:
+		return round_down(loops, BENCH_BULK);
+	default:
+		return loops / 4;
+	}
+}
+
+/* Loops run in chunks of this many ops: a bulk op is never split. */
+static unsigned int test_chunk(enum bench_test t)
+{
+	return t == T_BULK ? round_down(BENCH_CHUNK, BENCH_BULK) : BENCH_CHUNK;
 }
 
 /* The page allocator baseline, the same for fast and ring. */
@@ -279,16 +323,204 @@ static int stack_alloc(struct pp_bench *b, unsigned int n)
 	return 0;
 }
 
+/*
+ * The floor's accesses go through memory (READ_ONCE/WRITE_ONCE): a pop
+ * followed by a push of the same page must not fold into nothing.
+ */
+static __always_inline struct page *floor_pop(struct pp_bench *b)
+{
+	unsigned int top = READ_ONCE(b->floor_top);
+
+	if (unlikely(!top))
+		return NULL;
+	WRITE_ONCE(b->floor_top, top - 1);
+	return READ_ONCE(b->floor[top - 1]);
+}
+
+static __always_inline void floor_push(struct pp_bench *b, struct page *page)
+{
+	unsigned int top = READ_ONCE(b->floor_top);
+
+	WRITE_ONCE(b->floor[top], page);
+	WRITE_ONCE(b->floor_top, top + 1);
+}
+
+static int floor_pop_push(struct pp_bench *b, unsigned int n)
+{
+	struct page *page;
+
+	while (n--) {
+		page = floor_pop(b);
+		if (unlikely(!page))
+			return -ENOMEM;
+		floor_push(b, page);
+	}
+	return 0;
+}
+
+static int bulk_ppkit(struct pp_bench *b, unsigned int n)
+{
+	struct ppb_pool *pool = b->ppb;
+	struct page *pages[BENCH_BULK];
+	unsigned int i;
+
+	for (; n >= BENCH_BULK; n -= BENCH_BULK) {
+		for (i = 0; i < BENCH_BULK; i++) {
+			pages[i] = ppb_dev_alloc_pages(pool);
+			if (unlikely(!pages[i]))
+				goto fail;
+		}
+		for (i = 0; i < BENCH_BULK; i++)
+			ppb_recycle_direct(pool, pages[i]);
+	}
+	return 0;
+fail:
+	while (i--)
+		ppb_recycle_direct(pool, pages[i]);
+	return -ENOMEM;
+}
+
+static int bulk_native(struct pp_bench *b, unsigned int n)
+{
+	struct page_pool *pool = b->native;
+	struct page *pages[BENCH_BULK];
+	unsigned int i;
+
+	for (; n >= BENCH_BULK; n -= BENCH_BULK) {
+		for (i = 0; i < BENCH_BULK; i++) {
+			pages[i] = page_pool_dev_alloc_pages(pool);
+			if (unlikely(!pages[i]))
+				goto fail;
+		}
+		for (i = 0; i < BENCH_BULK; i++)
+			page_pool_recycle_direct(pool, pages[i]);
+	}
+	return 0;
+fail:
+	while (i--)
+		page_pool_recycle_direct(pool, pages[i]);
+	return -ENOMEM;
+}
+
+static int bulk_alloc(struct pp_bench *b, unsigned int n)
+{
+	struct page *pages[BENCH_BULK];
+	unsigned int i;
+
+	for (; n >= BENCH_BULK; n -= BENCH_BULK) {
+		for (i = 0; i < BENCH_BULK; i++) {
+			pages[i] = bench_alloc_page();
+			if (unlikely(!pages[i]))
+				goto fail;
+		}
+		for (i = 0; i < BENCH_BULK; i++)
+			put_page(pages[i]);
+	}
+	return 0;
+fail:
+	while (i--)
+		put_page(pages[i]);
+	return -ENOMEM;
+}
+
+static int bulk_floor(struct pp_bench *b, unsigned int n)
+{
+	struct page *pages[BENCH_BULK];
+	unsigned int i;
+
+	for (; n >= BENCH_BULK; n -= BENCH_BULK) {
+		for (i = 0; i < BENCH_BULK; i++) {
+			pages[i] = floor_pop(b);
+			if (unlikely(!pages[i]))
+				goto fail;
+		}
+		for (i = 0; i < BENCH_BULK; i++)
+			floor_push(b, pages[i]);
+	}
+	return 0;
+fail:
+	while (i--)
+		floor_push(b, pages[i]);
+	return -ENOMEM;
+}
+
+/* The next frame length of xdp_drop. */
+static unsigned int xdp_next_len(struct pp_bench *b)
+{
+	unsigned int len = b->xdp_len;
+
+	b->xdp_len = len + XDP_LEN_STEP > XDP_LEN_MAX ? XDP_LEN_MIN : len + XDP_LEN_STEP;
+	return len;
+}
+
+static int xdp_ppkit(struct pp_bench *b, unsigned int n)
+{
+	struct ppb_pool *pool = b->ppb_sync;
+	struct page *page;
+
+	while (n--) {
+		page = ppb_dev_alloc_pages(pool);
+		if (unlikely(!page))
+			return -ENOMEM;
+		ppb_put_page(pool, page, xdp_next_len(b), true);
+	}
+	return 0;
+}
+
+static int xdp_native(struct pp_bench *b, unsigned int n)
+{
+	struct page_pool *pool = b->native_sync;
+	struct page *page;
+
+	while (n--) {
+		page = page_pool_dev_alloc_pages(pool);
+		if (unlikely(!page))
+			return -ENOMEM;
+		page_pool_put_page(pool, page, xdp_next_len(b), true);
+	}
+	return 0;
+}
+
+static int xdp_alloc(struct pp_bench *b, unsigned int n)
+{
+	struct device *dev = &b->pdev->dev;
+	struct page *page;
+	dma_addr_t dma;
+
+	while (n--) {
+		page = bench_alloc_page();
+		if (unlikely(!page))
+			return -ENOMEM;
+		dma = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_FROM_DEVICE);
+		if (unlikely(dma_mapping_error(dev, dma))) {
+			put_page(page);
+			return -ENOMEM;
+		}
+		dma_sync_single_for_device(dev, dma, xdp_next_len(b), DMA_FROM_DEVICE);
+		dma_unmap_page(dev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
+		put_page(page);
+	}
+	return 0;
+}
+
 static const bench_loop_t softirq_loops[T_NR][I_NR] = {
-	[T_FAST] = { fast_ppkit, fast_native, page_alloc_put },
-	[T_RING] = { ring_ppkit, ring_native, page_alloc_put },
-	[T_STACK] = { stack_ppkit, stack_native, stack_alloc },
+	[T_FAST] = { fast_ppkit, fast_native, page_alloc_put, floor_pop_push },
+	[T_RING] = { ring_ppkit, ring_native, page_alloc_put, floor_pop_push },
+	[T_STACK] = { stack_ppkit, stack_native, stack_alloc, NULL },
+	[T_BULK] = { bulk_ppkit, bulk_native, bulk_alloc, bulk_floor },
+	[T_XDP] = { xdp_ppkit, xdp_native, xdp_alloc, floor_pop_push },
 };
+
+/* Whether @i runs @t: the floor has no skb and no second CPU. */
+static bool bench_has(enum bench_test t, enum bench_impl i)
+{
+	return i != I_FLOOR || (t != T_CROSS && t != T_STACK);
+}
 
 static void bench_tasklet(struct tasklet_struct *t)
 {
 	struct pp_bench *b = from_tasklet(b, t, tasklet);
-	unsigned int n = min_t(unsigned int, b->left, BENCH_CHUNK);
+	unsigned int n = min_t(unsigned int, b->left, b->chunk);
 	u64 t0;
 
 	t0 = ktime_get_ns();
@@ -303,9 +535,10 @@ static void bench_tasklet(struct tasklet_struct *t)
 
 /* Run @ops of @loop in softirq context; *@ns is the time spent in the loop. */
 static int run_softirq(struct pp_bench *b, bench_loop_t loop, unsigned int ops,
-		       u64 *ns)
+		       unsigned int chunk, u64 *ns)
 {
 	b->loop = loop;
+	b->chunk = chunk;
 	b->left = ops;
 	b->ns = 0;
 	b->err = 0;
@@ -510,7 +743,7 @@ static int run_test(struct pp_bench *b, enum bench_test t, enum bench_impl i,
 {
 	if (t == T_CROSS)
 		return run_cross_cpu(b, i, ops, ns);
-	return run_softirq(b, softirq_loops[t][i], ops, ns);
+	return run_softirq(b, softirq_loops[t][i], ops, test_chunk(t), ns);
 }
 
 static u64 *result(struct pp_bench *b, enum bench_test t, enum bench_impl i,
@@ -560,10 +793,17 @@ static void report(struct pp_bench *b)
 	struct ppb_stats st;
 	enum bench_test t;
 
-	for (t = 0; t < T_NR; t++)
-		pr_info("median test=%s ppkit=%llu native=%llu alloc=%llu (ns/op, %u runs)\n",
-			test_names[t], median(b, t, I_PPKIT),
-			median(b, t, I_NATIVE), median(b, t, I_ALLOC), runs);
+	for (t = 0; t < T_NR; t++) {
+		if (bench_has(t, I_FLOOR))
+			pr_info("median test=%s ppkit=%llu native=%llu alloc=%llu floor=%llu (ns/op, %u runs)\n",
+				test_names[t], median(b, t, I_PPKIT),
+				median(b, t, I_NATIVE), median(b, t, I_ALLOC),
+				median(b, t, I_FLOOR), runs);
+		else
+			pr_info("median test=%s ppkit=%llu native=%llu alloc=%llu (ns/op, %u runs)\n",
+				test_names[t], median(b, t, I_PPKIT),
+				median(b, t, I_NATIVE), median(b, t, I_ALLOC), runs);
+	}
 
 	/* Where the pools' pages came from: a check that each path ran as meant. */
 	ppb_get_stats(b->ppb, &st);
@@ -639,10 +879,40 @@ static int bench_setup(struct pp_bench *b)
 		pr_err("page_pool_create: %d\n", err);
 		goto destroy_ppb;
 	}
+	npp.flags |= PP_FLAG_DMA_SYNC_DEV;
+	b->native_sync = page_pool_create(&npp);
+	if (IS_ERR(b->native_sync)) {
+		err = PTR_ERR(b->native_sync);
+		pr_err("page_pool_create (DMA_SYNC_DEV): %d\n", err);
+		goto destroy_native;
+	}
+	ppp.flags |= PPB_FLAG_DMA_SYNC_DEV;
+	b->ppb_sync = ppb_pool_create(&ppp);
+	if (IS_ERR(b->ppb_sync)) {
+		err = PTR_ERR(b->ppb_sync);
+		pr_err("ppb_pool_create (DMA_SYNC_DEV): %d\n", err);
+		goto destroy_native_sync;
+	}
+	b->xdp_len = XDP_LEN_MIN;
+	for (b->floor_top = 0; b->floor_top < FLOOR_PAGES; b->floor_top++) {
+		b->floor[b->floor_top] = alloc_page(GFP_KERNEL);
+		if (!b->floor[b->floor_top]) {
+			err = -ENOMEM;
+			goto free_floor;
+		}
+	}
 	init_completion(&b->done);
 	tasklet_setup(&b->tasklet, bench_tasklet);
 	return 0;
 
+free_floor:
+	while (b->floor_top)
+		put_page(b->floor[--b->floor_top]);
+	ppb_pool_destroy(b->ppb_sync);
+destroy_native_sync:
+	page_pool_destroy(b->native_sync);
+destroy_native:
+	page_pool_destroy(b->native);
 destroy_ppb:
 	ppb_pool_destroy(b->ppb);
 unregister:
@@ -657,6 +927,10 @@ free_results:
 static void bench_teardown(struct pp_bench *b)
 {
 	tasklet_kill(&b->tasklet);
+	while (b->floor_top)
+		put_page(b->floor[--b->floor_top]);
+	ppb_pool_destroy(b->ppb_sync);
+	page_pool_destroy(b->native_sync);
 	page_pool_destroy(b->native);
 	ppb_pool_destroy(b->ppb);
 	platform_device_unregister(b->pdev);
@@ -673,6 +947,8 @@ static int bench_all(struct pp_bench *b)
 	for (run = 0; run < runs; run++) {
 		for (t = 0; t < T_NR; t++) {
 			for (k = 0; k < I_NR; k++) {
+				if (!bench_has(t, (run + k) % I_NR))
+					continue;
 				err = measure(b, t, (run + k) % I_NR, run);
 				if (err)
 					return err;
@@ -716,5 +992,5 @@ static void __exit pp_bench_exit(void)
 module_init(pp_bench_init);
 module_exit(pp_bench_exit);
 
-MODULE_DESCRIPTION("ppkit: page pool micro-benchmarks (pp_backport, native page_pool, page allocator)");
+MODULE_DESCRIPTION("ppkit: page pool micro-benchmarks (pp_backport, native page_pool, page allocator, a bare LIFO)");
 MODULE_LICENSE("GPL");
