@@ -251,6 +251,9 @@ std::vector<Pool> Client::pools()
 {
 	auto v = impl_->pools();
 	detail::resolve_ifnames(v);
+	// The netdev family dumps device by device, each device's newest pool
+	// first: ppctl lists every source by id.
+	std::sort(v.begin(), v.end(), [](const Pool &a, const Pool &b) { return a.id < b.id; });
 	return v;
 }
 
