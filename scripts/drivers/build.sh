@@ -75,6 +75,20 @@ if [ "$(drv_line)" != 6.1 ] && [ "$t" = x86_64 ]; then
 	margs="$margs CC=$cc"
 fi
 jobs=${JOBS:-$(nproc)}
+# Compiles through ccache when it is there (scripts/deps.sh installs it),
+# keyed on paths relative to the repository: a clean clone rebuilds the same
+# drivers from the cache.  CCACHE_DISABLE=1 turns it off.
+if command -v ccache >/dev/null; then
+	cc=$(echo "$margs" | sed -n 's/.*\bCC=\([^ ]*\).*/\1/p')
+	if [ -z "$cc" ]; then
+		cc=$(echo "$margs" | sed -n 's/.*CROSS_COMPILE=\([^ ]*\).*/\1/p')gcc
+		# Debian's x86 headers name gcc-12 (drv_make_args)
+		[ "$t" = x86_64 ] && cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$kbuild/.config")
+	fi
+	margs=$(echo "$margs" | sed 's/\bCC=[^ ]*//')
+	ccache_cc="ccache $cc"
+	export CCACHE_BASEDIR=$PPKIT_ROOT CCACHE_NOHASHDIR=true
+fi
 
 # unpatched_key: what the unpatched build depends on, hashed.
 unpatched_key() {
@@ -138,7 +152,7 @@ kmake() { # dir log args...
 	local dir=$1 log=$2
 	shift 2
 	# shellcheck disable=SC2086
-	make -C "$kbuild" M="$dir" $margs KERNELRELEASE="$krel" -j"$jobs" "$@" modules >"$log" 2>&1 ||
+	make -C "$kbuild" M="$dir" $margs ${ccache_cc:+CC="$ccache_cc"} KERNELRELEASE="$krel" -j"$jobs" "$@" modules >"$log" 2>&1 ||
 		{ tail -30 "$log" >&2; die "build failed: see $log"; }
 }
 
