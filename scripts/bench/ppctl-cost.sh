@@ -6,12 +6,13 @@
 #   scripts/bench/ppctl-cost.sh                       (part of `make bench`)
 #   scripts/bench/ppctl-cost.sh --baseline OTHER      and another ppctl in
 #                                                     the same rounds
+#   scripts/bench/ppctl-cost.sh --compare static=X --compare old=Y  several
 #   ROUNDS=9 POOLS=1000 scripts/bench/ppctl-cost.sh
 #   LAB_KERNEL=5.10 scripts/bench/ppctl-cost.sh       (`make modules KVER=5.10`)
 #
 # Prints the median of each command in ms, the ratios of the goals
 # (--help / /bin/true <= 1.3, --json stats / --help <= 1.5, --json list /
-# --help <= 1.5) and, with --baseline, this ppctl / the other per command;
+# --help <= 1.5) and, with others, this ppctl / each other per command;
 # writes build/bench/ppctl-cost.json.  TCG: compare ratios, not times.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,17 +26,26 @@ KMOD=kmod
 OUT=$REPO/build/bench
 LOG=$OUT/ppctl-cost${LINE:+-$LINE}.log
 JSON=$OUT/ppctl-cost${LINE:+-$LINE}.json
-BASE=
-case "${1:-}" in
---baseline)
-	[ -x "${2:-}" ] || { echo "ppctl-cost: --baseline needs an executable ppctl" >&2; exit 1; }
+# --compare NAME=PPCTL (repeatable; --baseline PPCTL is --compare
+# baseline=PPCTL): other ppctls in the same rounds, copied into the tree
+# (the guest sees the repository, not the host)
+NAMES=(ppctl) PATHS=(build/bin/ppctl)
+while [ $# -gt 0 ]; do
+	case $1 in
+	--baseline) spec=baseline=${2:-} ;;
+	--compare) spec=${2:-} ;;
+	*) echo "usage: ppctl-cost.sh [--baseline PPCTL] [--compare NAME=PPCTL]..." >&2; exit 1 ;;
+	esac
+	name=${spec%%=*} file=${spec#*=}
+	if ! [[ "$name" =~ ^[a-z0-9_-]+$ ]] || [ ! -x "$file" ]; then
+		echo "ppctl-cost: $1 needs NAME=PPCTL, an executable ppctl (got '$spec')" >&2
+		exit 1
+	fi
 	mkdir -p "$OUT"
-	# inside the tree: the guest sees the repository, not the host
-	cp "$2" "$OUT/ppctl.baseline"
-	BASE=build/bench/ppctl.baseline ;;
-"") ;;
-*) echo "usage: ppctl-cost.sh [--baseline PPCTL]" >&2; exit 1 ;;
-esac
+	cp "$file" "$OUT/ppctl.$name"
+	NAMES+=("$name") PATHS+=("build/bench/ppctl.$name")
+	shift 2
+done
 for f in $KMOD/pool/pp_backport.ko $KMOD/tests/pp_poolgen.ko build/bin/ppctl; do
 	[ -e "$f" ] || { echo "ppctl-cost: $f missing: run 'make modules tools${LINE:+ KVER=$LINE}' first" >&2; exit 1; }
 done
@@ -47,7 +57,7 @@ for v in POOLS ROUNDS; do
 	fi
 done
 CMD=(scripts/lab/run --smp 2 --mem 1536 -- env POOLS="${POOLS:-1000}" ROUNDS="${ROUNDS:-9}"
-     PPCTLS="build/bin/ppctl${BASE:+ $BASE}" scripts/bench/ppctl-cost.guest.sh)
+     PPCTLS="${PATHS[*]}" scripts/bench/ppctl-cost.guest.sh)
 mkdir -p "$OUT"
 rm -f "$JSON"
 echo "ppctl-cost: host load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -61,7 +71,7 @@ if [ $rc -ne 0 ] || ! grep -aq '^ppctl-cost: done' "$LOG"; then
 	echo "ppctl-cost: lab run failed (exit $rc); guest output in $LOG" >&2
 	exit 1
 fi
-python3 - "$LOG" "$JSON" "${BASE:+baseline}" <<'PY'
+python3 - "$LOG" "$JSON" "${NAMES[@]}" <<'PY'
 import json, statistics, sys
 runs = {}
 for line in open(sys.argv[1], errors="replace"):
@@ -73,7 +83,7 @@ bins = sorted({b for b, _ in runs})
 cmds = ["true", "help", "json_list", "json_stats", "stats"]
 med = {(b, c): statistics.median(runs[(b, c)]) for b in bins for c in cmds}
 doc = {"rounds": len(runs[(0, "true")]), "median_ms": {}, "runs_ms": {}, "ratios": {}}
-names = ["ppctl", "baseline"]
+names = sys.argv[3:]
 for b in bins:
     n = names[b]
     doc["median_ms"][n] = {c: med[(b, c)] for c in cmds}
@@ -95,10 +105,11 @@ for b in bins:
     print(f"  {names[b]}: " + ", ".join(
         f"{k} {v:.2f}" + (f" ({'ok' if v <= goals[k] else 'over'} <= {goals[k]})" if k in goals else "")
         for k, v in r.items()))
-if len(bins) == 2:
-    doc["new_over_baseline"] = {c: statistics.median(
-        x / y for x, y in zip(runs[(0, c)], runs[(1, c)])) for c in cmds[1:]}
-    print("  ppctl / baseline, median of per-round ratios: " +
-          ", ".join(f"{c} {v:.2f}" for c, v in doc["new_over_baseline"].items()))
+doc["over_ppctl"] = {}
+for b in bins[1:]:
+    doc["over_ppctl"][names[b]] = {c: statistics.median(
+        x / y for x, y in zip(runs[(0, c)], runs[(b, c)])) for c in cmds[1:]}
+    print(f"  ppctl / {names[b]}, median of per-round ratios: " +
+          ", ".join(f"{c} {v:.2f}" for c, v in doc["over_ppctl"][names[b]].items()))
 json.dump(doc, open(sys.argv[2], "w"), indent=1)
 PY
