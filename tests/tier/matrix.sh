@@ -41,6 +41,8 @@ if [[ " ${lines[*]} " == *" 6.1 "* && " ${lines[*]} " == *" 5.10 "* ]]; then
 	tests/tier/step.sh dkms-kernels "debian 6.1+5.10" 1800 tests/lab/dkms.sh --kernels 6.1,5.10
 fi
 # the patched drivers on the other lines: build, static, load, the Orange Pi PC
+# (the Orange Pi lanes run the board's own ppctl: build/bin/arm/ppctl)
+tests/tier/step.sh build-tools-arm host 1800 make --no-print-directory tools ARCH=arm
 tests/tier/step.sh --rows drivers-lines host 3600 tests/drivers/run.sh lines
 # The board tarballs, built for and installed on each line's ARM kernels
 # (tests/boards/tarball.py), on the lines named here (all of them: a line
