@@ -39,9 +39,9 @@ sleep 3
 # all threads' run time in ns; mawk's printf %d stops at 2^31
 runtime() { cat /proc/$D/task/*/schedstat | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 for w in $(seq "$WINDOWS"); do
-	read -ra t0 < <(cut -d' ' -f14,15 /proc/$D/stat); r0=$(runtime); c0=$(busy)
+	read -ra t0 <<< "$(cut -d' ' -f14,15 /proc/$D/stat)"; r0=$(runtime); c0=$(busy)
 	sleep "$WINDOW"
-	read -ra t1 < <(cut -d' ' -f14,15 /proc/$D/stat); r1=$(runtime); c1=$(busy)
+	read -ra t1 <<< "$(cut -d' ' -f14,15 /proc/$D/stat)"; r1=$(runtime); c1=$(busy)
 	echo "ppctld-cpu: window=$w ms=$(((r1 - r0) / 1000000)) pct=$(python3 -c "print(f'{($r1 - $r0) / ($WINDOW * 1e7):.2f}')") user_ticks=$((${t1[0]} - ${t0[0]})) system_ticks=$((${t1[1]} - ${t0[1]})) busy_ticks=$((c1 - c0))"
 done
 echo "ppctld-cpu: rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/$D/status)"
