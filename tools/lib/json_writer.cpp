@@ -107,32 +107,33 @@ JsonWriter &JsonWriter::value(std::string_view s)
 	return *this;
 }
 
+namespace {
+
+// @v in decimal, into @buf.
+template <typename T>
+std::string_view decimal(char (&buf)[24], T v)
+{
+	auto r = std::to_chars(buf, buf + sizeof(buf), v);
+	return {buf, static_cast<std::size_t>(r.ptr - buf)};
+}
+
+}  // namespace
+
 JsonWriter &JsonWriter::value(bool b)
 {
-	separate();
-	out_ += b ? "true" : "false";
-	wrote_ = true;
-	return *this;
+	return raw(b ? "true" : "false");
 }
 
 JsonWriter &JsonWriter::value(std::uint64_t v)
 {
-	separate();
 	char buf[24];
-	auto r = std::to_chars(buf, buf + sizeof(buf), v);
-	out_.append(buf, r.ptr);
-	wrote_ = true;
-	return *this;
+	return raw(decimal(buf, v));
 }
 
 JsonWriter &JsonWriter::value(std::int64_t v)
 {
-	separate();
 	char buf[24];
-	auto r = std::to_chars(buf, buf + sizeof(buf), v);
-	out_.append(buf, r.ptr);
-	wrote_ = true;
-	return *this;
+	return raw(decimal(buf, v));
 }
 
 JsonWriter &JsonWriter::value(double v)
@@ -152,10 +153,7 @@ JsonWriter &JsonWriter::value(double v)
 
 JsonWriter &JsonWriter::null()
 {
-	separate();
-	out_ += "null";
-	wrote_ = true;
-	return *this;
+	return raw("null");
 }
 
 JsonWriter &JsonWriter::raw(std::string_view json)
