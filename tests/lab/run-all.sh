@@ -20,7 +20,8 @@
 #   stress  tests/lab/stress/: load/unload cycles, everything at once on 4
 #           vCPUs, memory pressure and fault injection.
 # SUITE: core (make check), lab (core, kernel, tools), stress, extra (all
-# but the core boot: make test runs the core boot with make check's steps),
+# but the core boot and the rows marked long, each a long form of a check
+# make test makes: make test runs the core boot with make check's steps),
 # all, or debug-subset (the rows marked debug: what make test runs on the debug
 # kernel when it is cached; each alone).
 # A row for one kernel only (GROUP:debian, GROUP:debug, GROUP:6.12) on
@@ -118,7 +119,8 @@ scenario() {
 # row NAME GROUP[:debian|:debug] SUBSET LIMIT COMMAND...: run the scenario
 # if the suite takes it (the core group's rows are gathered for the core
 # boot), on the kernel the row names if it names one.  SUBSET: debug (in the
-# debug subset) or -.  With CHECK_ROWS=1, only check the row.
+# debug subset), long (not in extra: make test-matrix runs it) or -.  With
+# CHECK_ROWS=1, only check the row.
 CHECK_ROWS=0
 row() {
 	local name=$1 group=${2%%:*} subset=$3 limit=$4 only=
@@ -127,7 +129,7 @@ row() {
 	case $group in core | kernel | tools | stress) ;; *)
 		echo "run-all: $name: unknown group '$group'" >&2; exit 2 ;;
 	esac
-	case $subset in debug | -) ;; *)
+	case $subset in debug | long | -) ;; *)
 		echo "run-all: $name: unknown subset '$subset'" >&2; exit 2 ;;
 	esac
 	case $only in '' | debian | debug | 5.10 | 6.12) ;; *)
@@ -145,6 +147,10 @@ row() {
 		case " $GROUPS_RUN " in *" $group "*) ;; *) return 0 ;; esac
 		# the debug subset runs it where it matters more
 		[ "${LAB_DEBUG_RUNS:-0}" = 1 ] && [ "$subset" = debug ] && [ "$group" != core ] && return 0
+		if [ "$SUITE" = extra ] && [ "$subset" = long ]; then
+			[ $LIST = 1 ] || result "$name" SKIP - "$limit" "a long form of a row make test runs: make test-matrix runs it on every line (tests/lab/run-all.sh all), ONLY=$name tests/lab/run-all.sh alone"
+			return 0
+		fi
 	fi
 	if [ -n "$only" ] && [ "$only" != "$KERNEL" ]; then
 		[ $LIST = 1 ] && return 0
@@ -210,7 +216,7 @@ row ppctl-e2e                   core          -      300  $LAB --smp 2 -- tests/
 row ppsim                       core          -      400  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
 row netlink-fuzz                core          -      300  $LAB --smp 2 -- tests/lab/fuzz.sh 20000 2000 1
 row pool-races                  kernel        debug  $((${RACE_TIMEOUT:-840} + 60)) races
-row netlink-fuzz-random         kernel        -      400  $LAB --smp 2 -- tests/lab/fuzz.sh 80000 20000 random
+row netlink-fuzz-random         kernel        long    400  $LAB --smp 2 -- tests/lab/fuzz.sh 80000 20000 random
 row ppsim-mtu                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-mtu.sh
 row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-rss.sh
 row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
@@ -218,7 +224,7 @@ row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 153
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
 row ppctld                      tools         -      600  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
-row dkms                        tools:debian  -      900  tests/lab/dkms.sh
+row dkms                        tools:debian  long    900  tests/lab/dkms.sh
 row lab-exit-status             tools         -      120  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
 row lab-catches-splat           tools         -      450  tests/lab/splat-detect.sh
 row stress-reload               stress        -      600  $LAB --smp 2 -- tests/lab/stress/reload.py "${RELOAD_CYCLES:-10}"
