@@ -255,13 +255,14 @@ static inline void ppb_books_end(struct ppb_pool *pool)
 	local_bh_enable();
 }
 
-/* A direct return from the allocating context: counted in the same store. */
-static inline bool ppb_cache_push_direct(struct ppb_pool *pool, struct page *page)
+/*
+ * A direct return from the allocating context into a cache with room:
+ * counted in the same store.
+ */
+static inline void ppb_cache_push(struct ppb_pool *pool, struct page *page)
 {
 	u64 top = pool->cache.top;
 
-	if (unlikely(ppb_top_count(top) == PPB_CACHE_SIZE))
-		return false;
 	pool->cache.pages[ppb_top_count(top)] = page;
 	pool->cache.top = top + PPB_TOP_PUSH + 1;
 	/* 2^47 returns without a refill: fold before the field overflows. */
@@ -270,7 +271,21 @@ static inline bool ppb_cache_push_direct(struct ppb_pool *pool, struct page *pag
 		ppb_cache_fold_pushes(pool);
 		ppb_books_end(pool);
 	}
-	return true;
+}
+
+/*
+ * The sync for the device of a direct return, counted by the allocating
+ * context (PPB_P_SYNC counts the others').
+ */
+static inline void ppb_sync_direct(struct ppb_pool *pool, struct page *page,
+				   unsigned int dma_sync_size)
+{
+	unsigned int len = min(dma_sync_size, pool->p.max_len);
+
+	dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
+					 pool->p.offset, len, pool->p.dma_dir);
+	ppb_cinc(pool, PPB_C_SYNC);
+	ppb_cadd(pool, PPB_C_SYNC_BYTES, len);
 }
 
 /* Pages of the current refill served so far: from the stack, and the rest. */

@@ -35,104 +35,104 @@ static __always_inline bool ppb_ring_produce(struct ppb_pool *pool, struct page 
 	return ok;
 }
 
-static noinline void ppb_put_page_slow(struct ppb_pool *pool, struct page *page,
-				       unsigned int dma_sync_size, bool allow_direct)
+/* A page that may not be handed out again: counted as @ctr, released. */
+static noinline void ppb_put_release(struct ppb_pool *pool, struct page *page,
+				     enum ppb_pctr ctr)
 {
-	u8 checks;
-	int nid;
-
-	if (unlikely(page_ref_count(page) != PPB_BIAS)) {
-		/* Someone else still holds it: it cannot be handed out again. */
-		ppb_pinc(pool, PPB_P_REFCNT);
-		goto release;
-	}
-	/* Emergency-reserve pages go back so that the reserves refill. */
-	if (unlikely(page_is_pfmemalloc(page))) {
-		ppb_pinc(pool, PPB_P_PFMEMALLOC);
-		goto release;
-	}
-	/* One load says whether any check below applies to this pool. */
-	checks = READ_ONCE(pool->put_checks);
-	if (unlikely(checks & (PPB_PC_NODE | PPB_PC_SYNC))) {
-		/* A page of another node would be slow for every later packet. */
-		nid = READ_ONCE(pool->nid);
-		if (nid != NUMA_NO_NODE && page_to_nid(page) != nid) {
-			ppb_pinc(pool, PPB_P_FAR_NODE);
-			goto release;
-		}
-		if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV)
-			ppb_sync_for_device(pool, page, dma_sync_size);
-	}
-
-	/*
-	 * The allocating context returns straight into its own cache.  As with
-	 * the kernel's page_pool, the driver stops that context (NAPI) before
-	 * it destroys the pool; a direct return after destroy (the flag is
-	 * read in the same RCU section that destroy waits for) goes the ring's
-	 * way and is released, never into a cache the release work flushes.
-	 */
-	if (allow_direct && in_softirq() && likely(!(checks & PPB_PC_DESTROYED))) {
-		if (likely(ppb_cache_push_direct(pool, page)))
-			return;
-		ppb_cinc(pool, PPB_C_CACHE_FULL);
-	}
-	if (likely(ppb_ring_produce(pool, page, PPB_P_RING)))
-		return;
-	ppb_pinc(pool, READ_ONCE(pool->destroyed) ? PPB_P_DESTROYED : PPB_P_RING_FULL);
-release:
+	ppb_pinc(pool, ctr);
 	ppb_release_page(pool, page);
 }
 
-/*
- * A direct return to a pool that checks nodes or syncs for the device (an
- * XDP_DROP with PPB_FLAG_DMA_SYNC_DEV, say), or that is destroyed: a local
- * page with room in the cache of a live pool is synced and cached here,
- * the sync counted by the allocating context itself; anything else goes
- * on to ppb_put_page_slow().  Reached
- * by a tail call, so that ppb_put_page() stays a leaf.
- */
-static noinline void ppb_put_direct_checked(struct ppb_pool *pool, struct page *page,
-					    unsigned int dma_sync_size)
+/* Into the ring, or released if it is full or the pool destroyed. */
+static noinline void ppb_put_ring(struct ppb_pool *pool, struct page *page)
 {
-	int nid = READ_ONCE(pool->nid);
-	unsigned int len;
-
-	if (unlikely((READ_ONCE(pool->put_checks) & PPB_PC_DESTROYED) ||
-		     (nid != NUMA_NO_NODE && page_to_nid(page) != nid) ||
-		     ppb_top_count(pool->cache.top) == PPB_CACHE_SIZE)) {
-		ppb_put_page_slow(pool, page, dma_sync_size, true);
+	if (likely(ppb_ring_produce(pool, page, PPB_P_RING)))
 		return;
-	}
-	if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV) {
-		len = min(dma_sync_size, pool->p.max_len);
-		dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
-						 pool->p.offset, len, pool->p.dma_dir);
-		ppb_cinc(pool, PPB_C_SYNC);
-		ppb_cadd(pool, PPB_C_SYNC_BYTES, len);
-	}
-	ppb_cache_push_direct(pool, page);	/* room checked above */
+	ppb_put_release(pool, page, READ_ONCE(pool->destroyed) ? PPB_P_DESTROYED :
+								   PPB_P_RING_FULL);
 }
 
 /*
- * The common case, a direct return of a page nobody else holds to a pool
- * with no node to check and nothing to sync, makes no call and touches no
- * stack (a leaf: the micro-benchmark's fast case); everything else is
- * ppb_put_page_slow()'s.
+ * A reusable page that is not a direct return to a pool with nothing to
+ * check: the node and the sync for the device as the pool asks, then the
+ * cache (@direct: the allocating context returns) or the ring.
+ *
+ * As with the kernel's page_pool, the driver stops the allocating context
+ * (NAPI) before it destroys the pool; a direct return after destroy (the
+ * flag is read in the same RCU section that destroy waits for) goes the
+ * ring's way and is released, never into a cache the release work flushes.
+ */
+static noinline void ppb_put_checked(struct ppb_pool *pool, struct page *page,
+				     unsigned int dma_sync_size, bool direct)
+{
+	u8 checks = READ_ONCE(pool->put_checks);
+
+	if (unlikely(checks & PPB_PC_NODE)) {
+		int nid = READ_ONCE(pool->nid);
+
+		if (nid != NUMA_NO_NODE && page_to_nid(page) != nid) {
+			ppb_put_release(pool, page, PPB_P_FAR_NODE);
+			return;
+		}
+	}
+	if (direct && likely(!(checks & PPB_PC_DESTROYED))) {
+		if (likely(ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
+			if (checks & PPB_PC_SYNC)
+				ppb_sync_direct(pool, page, dma_sync_size);
+			ppb_cache_push(pool, page);
+			return;
+		}
+		ppb_cinc(pool, PPB_C_CACHE_FULL);
+	}
+	if (checks & PPB_PC_SYNC)
+		ppb_sync_for_device(pool, page, dma_sync_size);
+	ppb_put_ring(pool, page);
+}
+
+/* XDP_DROP's return: a sync for the device, then the cache, which has room. */
+static noinline void ppb_put_direct_sync(struct ppb_pool *pool, struct page *page,
+					 unsigned int dma_sync_size)
+{
+	ppb_sync_direct(pool, page, dma_sync_size);
+	ppb_cache_push(pool, page);
+}
+
+/*
+ * Each return reads the page's refcount and pfmemalloc bit once.  The
+ * common case, a direct return to a pool with nothing to check, makes no
+ * call and touches no stack (a leaf: the micro-benchmark's fast case).
  */
 void ppb_put_page(struct ppb_pool *pool, struct page *page,
 		  unsigned int dma_sync_size, bool allow_direct)
 {
-	if (likely(allow_direct && page_ref_count(page) == PPB_BIAS &&
-		   !page_is_pfmemalloc(page) && in_softirq())) {
-		if (likely(!READ_ONCE(pool->put_checks))) {
-			if (likely(ppb_cache_push_direct(pool, page)))
-				return;
-		} else {
-			ppb_put_direct_checked(pool, page, dma_sync_size);
+	u8 checks;
+
+	/* Someone else still holds it: it cannot be handed out again. */
+	if (unlikely(page_ref_count(page) != PPB_BIAS)) {
+		ppb_put_release(pool, page, PPB_P_REFCNT);
+		return;
+	}
+	/* Emergency-reserve pages go back so that the reserves refill. */
+	if (unlikely(page_is_pfmemalloc(page))) {
+		ppb_put_release(pool, page, PPB_P_PFMEMALLOC);
+		return;
+	}
+	allow_direct = allow_direct && in_softirq();
+	checks = READ_ONCE(pool->put_checks);
+	if (likely(allow_direct)) {
+		if (likely(!(checks & ~PPB_PC_SYNC) &&
+			   ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
+			if (likely(!checks))
+				ppb_cache_push(pool, page);
+			else
+				ppb_put_direct_sync(pool, page, dma_sync_size);
 			return;
 		}
+	} else if (likely(!checks)) {
+		ppb_put_ring(pool, page);
+		return;
 	}
-	ppb_put_page_slow(pool, page, dma_sync_size, allow_direct);
+	ppb_put_checked(pool, page, dma_sync_size, allow_direct);
 }
 EXPORT_SYMBOL_GPL(ppb_put_page);
 
