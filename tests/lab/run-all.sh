@@ -22,6 +22,9 @@
 # SUITE: core (make check), lab (core, kernel, tools), stress, extra (all
 # but the core boot and the rows marked long, each a long form of a check
 # make test makes: make test runs the core boot with make check's steps),
+# extra-kernel and extra-rest (extra's kernel group, and the rest: make
+# test runs the two side by side, two guests at a time; the scenarios of
+# one never write the files of the other's under build/lab),
 # all, or debug-subset (the rows marked debug: what make test runs on the debug
 # kernel when it is cached; each alone).
 # A row for one kernel only (GROUP:debian, GROUP:debug, GROUP:6.12) on
@@ -53,8 +56,10 @@ lab) GROUPS_RUN="core kernel tools" ;;
 stress) GROUPS_RUN="stress" ;;
 all) GROUPS_RUN="core kernel tools stress" ;;
 extra) GROUPS_RUN="kernel tools stress" ;;
+extra-kernel) GROUPS_RUN="kernel" ;;
+extra-rest) GROUPS_RUN="tools stress" ;;
 debug-subset) GROUPS_RUN="" ;;
-*) echo "run-all: unknown suite '$SUITE': core, lab, stress, extra, all or debug-subset" >&2; exit 2 ;;
+*) echo "run-all: unknown suite '$SUITE': core, lab, stress, extra, extra-kernel, extra-rest, all or debug-subset" >&2; exit 2 ;;
 esac
 KERNEL=${LAB_KERNEL:-debian}
 SLOW=1
@@ -147,7 +152,7 @@ row() {
 		case " $GROUPS_RUN " in *" $group "*) ;; *) return 0 ;; esac
 		# the debug subset runs it where it matters more
 		[ "${LAB_DEBUG_RUNS:-0}" = 1 ] && [ "$subset" = debug ] && [ "$group" != core ] && return 0
-		if [ "$SUITE" = extra ] && [ "$subset" = long ]; then
+		if [[ "$SUITE" = extra* ]] && [ "$subset" = long ]; then
 			[ $LIST = 1 ] || result "$name" SKIP - "$limit" "a long form of a row make test runs: make test-matrix runs it on every line (tests/lab/run-all.sh all), ONLY=$name tests/lab/run-all.sh alone"
 			return 0
 		fi

@@ -13,9 +13,10 @@
 #   matrix, static checks, load tests, the Orange Pi PC), the core boot also
 #   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after 6.1's,
 #   beside the host steps and the drivers), the board tarballs,
-#   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra: the
-#   race tests, a random-seed fuzz, ppctld, DKMS, the stress suite; the
-#   board tarballs beside it) and, when
+#   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, as
+#   two guests side by side: extra-kernel, the race tests and ppsim's
+#   paths, and extra-rest, ppctld, the lab's own checks and the stress
+#   suite; the board tarballs beside them) and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
 #   on it (the selftest, the race tests, unload, the detectors' canary).
 #
@@ -100,7 +101,10 @@ if [ "$TIER" = test ]; then
 	# about a core idle: they run beside the rest of the lab.
 	debug_subset && export LAB_DEBUG_RUNS=1
 	bg boards boards host 1800 make --no-print-directory test-boards
-	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra
+	# One lab guest keeps about one core busy: the kernel group's rows
+	# in a second guest beside the others'.
+	bg lab-kernel --rows lab-kernel "debian 6.1" 3600 tests/lab/run-all.sh extra-kernel
+	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra-rest
 	if debug_subset; then
 		step build-modules-debug host 900 make --no-print-directory modules-debug
 		LAB_KERNEL=debug step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
