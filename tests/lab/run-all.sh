@@ -153,7 +153,7 @@ row() {
 		# the debug subset runs it where it matters more
 		[ "${LAB_DEBUG_RUNS:-0}" = 1 ] && [ "$subset" = debug ] && [ "$group" != core ] && return 0
 		if [[ "$SUITE" = extra* ]] && [ "$subset" = long ]; then
-			[ $LIST = 1 ] || result "$name" SKIP - "$limit" "a long form of a row make test runs: make test-matrix runs it on every line (tests/lab/run-all.sh all), ONLY=$name tests/lab/run-all.sh alone"
+			[ $LIST = 1 ] || result "$name" SKIP - "$limit" "a long form of a row make test runs: make test-matrix runs it (tests/lab/run-all.sh all); ONLY=$name tests/lab/run-all.sh alone"
 			return 0
 		fi
 	fi
