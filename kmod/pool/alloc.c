@@ -128,17 +128,11 @@ u32 ppb_pool_id(const struct ppb_pool *pool)
 }
 EXPORT_SYMBOL_GPL(ppb_pool_id);
 
-/*
- * Hand a page back to the device: only what it may have written (the driver
- * says how much, never more than max_len), not the whole page.
- */
+/* The sync for the device from any context: counted per CPU. */
 void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len)
 {
-	len = min(len, pool->p.max_len);
-	dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
-					 pool->p.offset, len, pool->p.dma_dir);
 	ppb_pinc(pool, PPB_P_SYNC);
-	ppb_padd(pool, PPB_P_SYNC_BYTES, len);
+	ppb_padd(pool, PPB_P_SYNC_BYTES, __ppb_sync_for_device(pool, page, len));
 }
 
 static bool ppb_page_set_dma(struct page *page, dma_addr_t dma)

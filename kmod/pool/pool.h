@@ -274,18 +274,28 @@ static inline void ppb_cache_push(struct ppb_pool *pool, struct page *page)
 }
 
 /*
+ * Hand a page back to the device: only what it may have written (the driver
+ * says how much, never more than max_len), not the whole page.  Returns the
+ * bytes synced, for the caller's counters.
+ */
+static inline unsigned int __ppb_sync_for_device(struct ppb_pool *pool, struct page *page,
+						 unsigned int len)
+{
+	len = min(len, pool->p.max_len);
+	dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
+					 pool->p.offset, len, pool->p.dma_dir);
+	return len;
+}
+
+/*
  * The sync for the device of a direct return, counted by the allocating
- * context (PPB_P_SYNC counts the others').
+ * context (ppb_sync_for_device() counts the others' per CPU).
  */
 static inline void ppb_sync_direct(struct ppb_pool *pool, struct page *page,
 				   unsigned int dma_sync_size)
 {
-	unsigned int len = min(dma_sync_size, pool->p.max_len);
-
-	dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
-					 pool->p.offset, len, pool->p.dma_dir);
 	ppb_cinc(pool, PPB_C_SYNC);
-	ppb_cadd(pool, PPB_C_SYNC_BYTES, len);
+	ppb_cadd(pool, PPB_C_SYNC_BYTES, __ppb_sync_for_device(pool, page, dma_sync_size));
 }
 
 /* Pages of the current refill served so far: from the stack, and the rest. */
