@@ -26,13 +26,29 @@ cpo=$(mktemp)
 cpe=$(mktemp)
 trap 'rm -f "$cpo" "$cpe"' EXIT
 
+# checkpatch's verdict on a file depends on the file, the arguments and
+# checkpatch itself (the script and the data files it reads): kept in
+# $PPKIT_CACHE/checkpatch/KEY, KEY a hash of all of them, so the lanes of
+# other targets (the same driver files) and the next run take it from
+# there (PPKIT_NO_CACHE=1: always run it).
+cp_cache=$PPKIT_CACHE/checkpatch
+cp_self=$(cd "$srcdir/scripts" && cat checkpatch.pl spelling.txt const_structs.checkpatch 2>/dev/null |
+	sha256sum | cut -c1-16)
 # checkpatch --terse ARGS: its findings in $cpo; returns 1 if it did not run
 # to its end.  --terse prints nothing for a clean file and exits 0; it exits 1
 # only with findings, which end with its "total:" line.  Anything else
 # (another status, stderr, a 1 without the summary) is a broken checkpatch,
 # not a verdict.
 cp_run() {
-	local s=0 ran=0
+	local s=0 ran=0 key="" f=${*: -1} rel
+	if [ "${PPKIT_NO_CACHE:-0}" != 1 ]; then
+		# the key has the file's path inside the driver's tree (checkpatch
+		# reads it: net/ rules, .h or .c), its output @FILE@ for the path
+		rel=${f#"$PPKIT_ROOT"/}
+		rel=${rel#build/drivers/*/work/}
+		key=$cp_cache/$({ echo "$cp_self ${*:1:$#-1} $rel"; cat "$f"; } | sha256sum | cut -c1-24)
+		[ -f "$key" ] && { sed "s|@FILE@|$f|g" "$key" >"$cpo"; return 0; }
+	fi
 	checkpatch --strict --no-tree --terse "$@" >"$cpo" 2>"$cpe" || s=$?
 	if [ ! -s "$cpe" ]; then
 		case $s in
@@ -40,7 +56,11 @@ cp_run() {
 		1) tail -n 1 "$cpo" | grep -E '^total: [0-9]+ errors' >/dev/null && ran=1 ;;
 		esac
 	fi
-	[ $ran -eq 1 ] && return 0
+	if [ $ran -eq 1 ]; then
+		# only a verdict is kept, never a broken run
+		[ -z "$key" ] || { mkdir -p "$cp_cache" && sed "s|$f|@FILE@|g" "$cpo" >"$key.$$" && mv "$key.$$" "$key"; }
+		return 0
+	fi
 	echo "static: $t: checkpatch did not run to its end on ${*: -1} (exit $s):"
 	cat "$cpe" "$cpo" | head -10 | sed 's/^/    /'
 	return 1
