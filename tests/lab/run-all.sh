@@ -33,7 +33,8 @@
 # rows outside the core boot (the race tests), out of a Debian run.  In the
 # debug subset, its core rows share one boot too.
 # --list prints the scenarios a suite would run; ONLY=NAME runs just that
-# row, alone.  LAB_KERNEL=debug: every guest boots the debug kernel
+# row, alone; LEAVE_OUT="NAME..." leaves those rows out, each a SKIP row
+# with LEAVE_WHY as its reason (make test: the other lines' core boots).  LAB_KERNEL=debug: every guest boots the debug kernel
 # (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug); time
 # limits are then LAB_SLOW (default 4) times longer.  LAB_KERNEL=5.10|6.12:
 # every guest boots that line of the kernel matrix (scripts/lab/kernels) and
@@ -156,6 +157,10 @@ row() {
 			[ $LIST = 1 ] || result "$name" SKIP - "$limit" "a long form of a row make test runs: make test-matrix runs it (tests/lab/run-all.sh all); ONLY=$name tests/lab/run-all.sh alone"
 			return 0
 		fi
+	fi
+	if [ -n "${LEAVE_OUT:-}" ] && [[ " $LEAVE_OUT " = *" $name "* ]]; then
+		[ $LIST = 1 ] || result "$name" SKIP - "$limit" "${LEAVE_WHY:-left out of this run (LEAVE_OUT)}"
+		return 0
 	fi
 	if [ -n "$only" ] && [ "$only" != "$KERNEL" ]; then
 		[ $LIST = 1 ] && return 0
