@@ -30,6 +30,8 @@ import forbidden  # noqa: E402
 # A splat, or a module the kernel refused.
 BAD = forbidden.regex(r'disagrees about version|Invalid module format|Unknown symbol|'
                       r'version magic|Exec format|PPK_LOAD_FAIL')
+# Seconds a guest may take: about 25 s here, 600 s the lane's limit.
+GUEST_S = 300
 # Load order of our modules: the pool, then libraries before their users.
 ORDER = ['pp_backport', 'stmmac', 'stmmac-platform', 'dwmac-generic', 'dwmac-sun8i',
          'dwmac-intel', 'mvpp2', 'mlx4_en']
@@ -103,7 +105,9 @@ def main():
         # DRV_LINE (make drivers KVER=LINE): the lab boots that line's kernel
         line = os.environ.get('DRV_LINE', '6.1')
         env = dict(os.environ, LAB_KERNEL=line) if line != '6.1' else None
-        r = subprocess.run([os.path.join(ROOT, 'scripts/lab/run'), '--', 'sh',
+        # the guest's own limit, well inside the lane's: a hung guest ends
+        # with the console's tail in the log
+        r = subprocess.run([os.path.join(ROOT, 'scripts/lab/run'), '--timeout', str(GUEST_S), '--', 'sh',
                             os.path.join(HERE, 'load-guest.sh'), load],
                            capture_output=True, text=True, env=env)
         out = r.stdout + r.stderr
@@ -113,7 +117,7 @@ def main():
         rootfs = armvirt.rootfs(work, root)
         shutil.copytree(load, os.path.join(rootfs, 'load'))
         shutil.copy(os.path.join(HERE, 'load-guest.sh'), os.path.join(rootfs, 'load-guest.sh'))
-        out, rc = armvirt.boot(t, root, krel, rootfs, 'sh /load-guest.sh /load')
+        out, rc = armvirt.boot(t, root, krel, rootfs, 'sh /load-guest.sh /load', timeout=GUEST_S)
         shutil.rmtree(work, ignore_errors=True)
         if 'PPK_RC=0' not in out:
             rc = rc or 1
@@ -125,6 +129,7 @@ def main():
     bad = [ln for ln in out.splitlines() if BAD.search(ln)]
     if rc != 0 or bad or 'PPK_LOAD_OK' not in out:
         print(f'load: {t}: FAIL (rc {rc}); see {built}/load.log', *bad[:5], sep='\n  ')
+        print('load: the guest\'s last lines:', *out.splitlines()[-20:], sep='\n  ')
         return 1
     print(f'load: {t}: PASS: {len(own)} modules loaded and unloaded with {len(order)} Debian deps')
     return 0

@@ -47,7 +47,7 @@ lane() {
 	timeout --foreground -k 15 "$limit" bash -c '"$@"' lane "$@" >"$OUT/$name.log" 2>&1
 	rc=$?
 	sed 's/^/    /' "$OUT/$name.log" | tail -40
-	case $rc in 0) note= ;; 124 | 137) note="timed out after $limit s" ;; *) note="exit $rc; log $OUT/$name.log" ;; esac
+	case $rc in 0) note= ;; 124 | 137) note="timed out after $limit s; log $OUT/$name.log" ;; *) note="exit $rc; log $OUT/$name.log" ;; esac
 	# a row per lane; another line's lane is its 6.1 lane on that kernel's
 	# column (make test-matrix's table: scenario x kernel)
 	local row=$name col=${name#*-}

@@ -6,12 +6,14 @@
 RESULTS.tsv has one row per scenario (tests/tier/step.sh and
 tests/lab/run-all.sh write them): name, lane, result (pass, FAIL or SKIP),
 seconds, timeout, note; tab-separated.  Prints the table, the skips with
-their reasons, and 'NAME: N passed, N failed, N skipped'.  A skip is never
+their reasons, the failures (each with the last lines of the log its note
+names, "log PATH"), and 'NAME: N passed, N failed, N skipped'.  A skip is never
 a pass.  Exits 1 when a row failed or the file has no rows.  --matrix
 (make test-matrix) also prints the scenarios against the lanes, one
 column a kernel: pass, FAIL, SKIP or '-' (not run there).
 """
 import argparse
+import re
 import sys
 
 
@@ -49,6 +51,7 @@ def main():
         print(f'skipped: {r[0]} ({r[1]}): {r[5]}')
     for r in failed:
         print(f'failed: {r[0]} ({r[1]}){": " + r[5] if r[5] else ""}')
+        log_tail(r[5])
     for r in odd:
         print(f'failed: {r[0]}: unknown result {r[2]!r}')
     if args.matrix:
@@ -60,6 +63,21 @@ def main():
         print(f'{args.title}: no results in {args.results}', file=sys.stderr)
         return 1
     return 1 if failed or odd else 0
+
+
+def log_tail(note, n=12):
+    """The last lines of the log a failed row's note names ("log PATH"):
+    a CI log may keep only the end of the output."""
+    m = re.search(r'\blog (\S+)', note)
+    if not m:
+        return
+    try:
+        with open(m.group(1), encoding='utf-8', errors='replace') as f:
+            lines = [ln.rstrip() for ln in f if ln.strip()]
+    except OSError:
+        return
+    for ln in lines[-n:]:
+        print(f'    {ln}')
 
 
 def matrix(rows):
