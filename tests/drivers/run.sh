@@ -1,7 +1,9 @@
 #!/bin/bash
 # The driver lanes of `make test`, each timed:
 #   build-ARCH    pp_backport and every driver for ARCH, patched and unpatched,
-#                 with sparse; vermagic checked against Debian's (build.sh)
+#                 with sparse (when the run has ARCH's static lane; else the
+#                 patched build alone); vermagic checked against Debian's
+#                 (build.sh)
 #   unsupported-version  a kernel source of another stable line, or older
 #                 than the tested releases, is refused with the reason
 #   point-release  a newer point release of the line (6.1.193, simulated)
@@ -28,6 +30,9 @@
 #                                       and 6.12's x86_64 drivers)
 #   tests/drivers/run.sh lines         every lane of the other lines (make
 #                                       test-matrix)
+#   tests/drivers/run.sh --except 'LANE...' [LANE...]   all but those (make
+#                                       test: orangepi runs later, beside
+#                                       the lab)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # this run's logs (build/drivers/results links to the last run's)
@@ -171,6 +176,11 @@ PY
 }
 
 export -f build_both drivers_for orangepi unsupported point_release
+except=
+if [ "${1:-}" = --except ]; then
+	except=" ${2:-} "
+	shift 2
+fi
 lanes=("$@")
 # make test: every 6.1 lane, and a build and load of each other line's
 # drivers; `lines` (make test-matrix): everything the other lines have
@@ -186,6 +196,11 @@ fi
 [ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
 	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi
 	build-x86_64-5.10 load-x86_64-5.10 build-x86_64-6.12 load-x86_64-6.12)
+if [ -n "$except" ]; then
+	mapfile -t lanes < <(printf '%s\n' "${lanes[@]}" | while read -r l; do
+		[[ "$except" = *" $l "* ]] || echo "$l"
+	done)
+fi
 for l in "${lanes[@]}"; do
 	# build-, static- and load-ARCH[-LINE]: LINE (default 6.1) a line of
 	# the kernel matrix, its kernel and drivers/*/LINE/ series
@@ -200,7 +215,13 @@ for l in "${lanes[@]}"; do
 		;;
 	esac
 	case "$l" in
-	build-*) lane "$l" build_both "$arch" ;;
+	# sparse and the unpatched baseline are for the static lane: without
+	# one in this run (make test's other lines), the build alone
+	build-*) if [[ " ${lanes[*]} " = *" static-${l#build-} "* ]]; then
+			lane "$l" build_both "$arch"
+		else
+			lane "$l" scripts/drivers/build.sh "$arch"
+		fi ;;
 	static-*) mapfile -t drvs < <(drivers_for "$arch")
 		lane "$l" tests/drivers/static.sh "$arch" "${drvs[@]}" ;;
 	load-*) lane "$l" python3 tests/drivers/load.py "$arch" ;;

@@ -18,6 +18,8 @@
 #   ppsim             tests/lab/ppsim.sh
 #   netlink-fuzz      tests/lab/fuzz.sh with FUZZ_SEED (default 1), 20,000
 #                     messages as root and 2,000 as nobody
+# CORE_QUICK=1 (make test's core boots of the other lines): ppsim --quick,
+# and the fuzzer's 5,000 and 1,000 messages.
 #   probe-quiet, probe-splat, probe-stuck   the lab's own test
 #                     (tests/lab/splat-detect.sh): nothing, a WARNING in the
 #                     kernel log, and a scenario its limit cannot end (it
@@ -44,8 +46,12 @@ for spec in "$@"; do
 	pool-selftest) cmd=(tests/lab/pool-selftest.sh) ;;
 	unload-with-pages-in-socket) cmd=(tests/lab/unload-inflight.sh) ;;
 	ppctl-e2e) cmd=(tests/lab/ppctl-e2e.sh --quick) ;;
-	ppsim) cmd=(tests/lab/ppsim.sh) ;;
-	netlink-fuzz) cmd=(tests/lab/fuzz.sh 20000 2000 "${FUZZ_SEED:-1}") ;;
+	ppsim) cmd=(tests/lab/ppsim.sh ${CORE_QUICK:+--quick}) ;;
+	netlink-fuzz) if [ -n "${CORE_QUICK:-}" ]; then
+			cmd=(tests/lab/fuzz.sh 5000 1000 "${FUZZ_SEED:-1}")
+		else
+			cmd=(tests/lab/fuzz.sh 20000 2000 "${FUZZ_SEED:-1}")
+		fi ;;
 	probe-quiet*) cmd=(true) ;;
 	probe-stuck) cmd=(sh -c "$stuck") ;;
 	probe-splat) cmd=(sh -c "echo '<4>WARNING: CPU: 0 PID: 1 at ppkit-lab-core-probe' > /dev/kmsg") ;;

@@ -34,7 +34,8 @@
 # debug subset, its core rows share one boot too.
 # --list prints the scenarios a suite would run; ONLY=NAME runs just that
 # row, alone; LEAVE_OUT="NAME..." leaves those rows out, each a SKIP row
-# with LEAVE_WHY as its reason (make test: the other lines' core boots).  LAB_KERNEL=debug: every guest boots the debug kernel
+# with LEAVE_WHY as its reason (make test: the other lines' core boots);
+# CORE_QUICK=1 runs the core boot's quick forms (tests/lab/core.sh).  LAB_KERNEL=debug: every guest boots the debug kernel
 # (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug); time
 # limits are then LAB_SLOW (default 4) times longer.  LAB_KERNEL=5.10|6.12:
 # every guest boots that line of the kernel matrix (scripts/lab/kernels) and
@@ -233,7 +234,7 @@ row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 153
 row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
-row ppctld                      tools         -      600  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
+row ppctld                      tools         -      900  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
 row dkms                        tools:debian  long    900  tests/lab/dkms.sh
 row lab-exit-status             tools         -      120  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
 row lab-catches-splat           tools         -      450  tests/lab/splat-detect.sh
@@ -275,7 +276,7 @@ core_boot() {
 	mkdir -p "$dir"
 	echo "=== lab: core boot: ${core[*]%%=*} (at most $core_limit s)"
 	$LAB --smp 2 --numa 2 --mem 2048 --timeout $((core_limit + 60 * SLOW)) --log "$dir/dmesg" \
-		-- env FUZZ_SEED=1 tests/lab/core.sh "$dir" "${core[@]}" > "$dir/lab.out" 2>&1 &
+		-- env FUZZ_SEED=1 ${CORE_QUICK:+CORE_QUICK=1} tests/lab/core.sh "$dir" "${core[@]}" > "$dir/lab.out" 2>&1 &
 	pid=$!
 	# a job in the background ignores SIGINT: pass an interrupt on
 	trap 'kill "$pid" 2>/dev/null; exit 130' INT TERM

@@ -10,7 +10,8 @@
 #   the docs, and the lab's core boot (tests/lab/run-all.sh core: the core
 #   scenarios in one guest), which runs while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
-#   matrix, static checks, load tests, the Orange Pi PC), the core boot also
+#   matrix, static checks, load tests; the Orange Pi PC later, after the
+#   board tarballs beside the rest of the lab), the core boot also
 #   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after 6.1's,
 #   beside the host steps and the drivers), the board tarballs,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, as
@@ -65,7 +66,7 @@ core_boots() {
 	step --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
 	for line in "${LINES[@]}"; do
 		step "build-modules-$line" host 900 make --no-print-directory modules KVER="$line" &&
-			step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" LEAVE_OUT=ppctl-e2e \
+			step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" LEAVE_OUT=ppctl-e2e CORE_QUICK=1 \
 				LEAVE_WHY="make test runs it on 6.1 (the same family on every line; ppsim and netlink-fuzz use it here); make test-matrix on every line" \
 				tests/lab/run-all.sh core
 	done
@@ -77,6 +78,13 @@ bgwait() {
 		cat "$RUN/${bgnames[$i]}.out"
 	done
 	bgpids=() bgnames=()
+}
+
+# Beside the rest of the lab: the board tarballs, then the Orange Pi PC (one
+# emulated ARM core) of the drivers.
+boards_and_orangepi() {
+	step boards host 1800 make --no-print-directory test-boards
+	step --rows drivers-orangepi host 900 tests/drivers/run.sh orangepi
 }
 
 debug_subset() {
@@ -96,7 +104,7 @@ step docs host 600 env DOCS_REQUIRE_BINARIES=1 tests/docs/run.sh
 if [ "$TIER" = test ]; then
 	step asan host 1800 make --no-print-directory test-asan
 	step build-tools-arm host 1800 make --no-print-directory tools ARCH=arm
-	step --rows drivers host 4800 tests/drivers/run.sh
+	step --rows drivers host 4800 tests/drivers/run.sh --except orangepi
 fi
 bgwait
 
@@ -104,7 +112,7 @@ if [ "$TIER" = test ]; then
 	# The board tarballs check no timing, and the lab's guests leave
 	# about a core idle: they run beside the rest of the lab.
 	debug_subset && export LAB_DEBUG_RUNS=1
-	bg boards boards host 1800 make --no-print-directory test-boards
+	bgrun boards boards_and_orangepi
 	# One lab guest keeps about one core busy: the kernel group's rows
 	# in a second guest beside the others'.
 	bg lab-kernel --rows lab-kernel "debian 6.1" 3600 tests/lab/run-all.sh extra-kernel
