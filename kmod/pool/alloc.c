@@ -175,35 +175,18 @@ static bool ppb_page_enter(struct ppb_pool *pool, struct page *page)
 	return true;
 }
 
-/* Move up to a refill batch from the ring into the cache. */
-static void ppb_refill_from_ring(struct ppb_pool *pool)
+/* Up to a refill batch from the ring into the cache; returns how many. */
+static unsigned int ppb_ring_take(struct ppb_pool *pool)
 {
 	struct ptr_ring *r = &pool->ring;
-	int nid = ppb_pool_nid(pool);
-	struct page *page;
-	unsigned int taken = 0;
-
 	u32 batch = READ_ONCE(pool->refill_batch);
-	bool bh = !in_softirq();
+	int nid = ppb_pool_nid(pool);
+	unsigned int taken = 0;
+	struct page *page;
 
-	/*
-	 * Producers take the producer lock only; this one is shared with
-	 * pool-set alone, which may swap the ring's queue under it.  The
-	 * allocating context is NAPI, or a driver filling its rings in
-	 * process context (ndo_open): BHs off there, as on the producer
-	 * side, so the lock is never held where a softirq can interrupt.
-	 * (Not even the emptiness test runs without it: a resize frees the
-	 * old queue.)
-	 */
-	if (bh)
-		local_bh_disable();
-	spin_lock(&r->consumer_lock);
 	if (__ptr_ring_empty(r)) {
-		spin_unlock(&r->consumer_lock);
-		if (bh)
-			local_bh_enable();
 		ppb_cinc(pool, PPB_C_EMPTY);
-		return;
+		return 0;
 	}
 	while (pool->cache.fill < batch) {
 		page = __ptr_ring_consume(r);
@@ -221,7 +204,31 @@ static void ppb_refill_from_ring(struct ppb_pool *pool)
 		}
 		ppb_cache_stage(pool, page);
 	}
-	spin_unlock(&r->consumer_lock);
+	return taken;
+}
+
+/*
+ * The one consumer of the ring takes no lock, unless pool-set is swapping
+ * the ring's queue (ppb_ring_resize()).  BHs off from the flag's read to
+ * the last use of the queue: an RCU read-side section, which the resize
+ * waits out before it frees the old queue.
+ */
+static void ppb_refill_from_ring(struct ppb_pool *pool)
+{
+	spinlock_t *lock = &pool->ring.consumer_lock;
+	bool bh = !in_softirq();
+	unsigned int taken;
+
+	if (bh)
+		local_bh_disable();
+	/* pairs with the release in ppb_ring_resize(): the new queue */
+	if (likely(!smp_load_acquire(&pool->ring_resizing))) {
+		taken = ppb_ring_take(pool);
+	} else {
+		spin_lock(lock);
+		taken = ppb_ring_take(pool);
+		spin_unlock(lock);
+	}
 	if (bh)
 		local_bh_enable();
 	ppb_cadd(pool, PPB_C_RING_CONSUMED, taken);

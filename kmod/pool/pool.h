@@ -147,6 +147,8 @@ struct ppb_pool {
 	struct ppb_params p;
 	int nid;			/* effective node, updated by ppb_update_nid */
 	u8 put_checks;			/* PPB_PC_*: what a return must look at */
+	bool ring_resizing;		/* refills take the consumer lock (pool-set) */
+	u32 refill_batch;		/* pages per cache refill, set by pool-set */
 	unsigned int page_bytes;	/* PAGE_SIZE << order */
 	bool destroyed;
 	struct ppb_pcpu_stats __percpu *stats;
@@ -155,7 +157,6 @@ struct ppb_pool {
 	struct ptr_ring ring ____cacheline_aligned_in_smp;
 	atomic64_t release_cnt;		/* pages that left: released or orphaned */
 
-	u32 refill_batch;		/* pages per cache refill, set by pool-set */
 	u32 id;
 	/* Both follow the netdev (ppb_netdev_event), under the registry lock. */
 	struct net_device *netdev;	/* params.netdev, until it unregisters */

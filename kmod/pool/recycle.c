@@ -184,6 +184,26 @@ static void ppb_resize_collect(void *ptr)
 }
 
 /*
+ * The allocating context consumes from the ring without its consumer lock
+ * (ppb_refill_from_ring()) unless @ring_resizing is set.  Set it, wait
+ * until every refill that may have read it clear has left its BH-off
+ * section (synchronize_rcu() waits for those), swap the queue under both
+ * locks, and clear it with release semantics: a refill that reads it clear
+ * from then on sees the new queue.
+ */
+static int ppb_ring_resize(struct ppb_pool *pool, u32 size)
+{
+	int err;
+
+	WRITE_ONCE(pool->ring_resizing, true);
+	synchronize_rcu();
+	err = ptr_ring_resize(&pool->ring, size, GFP_KERNEL, ppb_resize_collect);
+	/* pairs with the acquire in ppb_refill_from_ring() */
+	smp_store_release(&pool->ring_resizing, false);
+	return err;
+}
+
+/*
  * The registry locked, @pool live.  The lent FIFO follows the ring: the
  * allocating context moves into the new one at its next refill
  * (ppb_lent_resize), so that a larger ring does not orphan more pages
@@ -206,7 +226,7 @@ int __ppb_pool_set_ring(struct ppb_pool *pool, u32 size)
 		return -ENOMEM;
 	}
 	ppb_resize_drop.n = 0;
-	err = ptr_ring_resize(&pool->ring, size, GFP_KERNEL, ppb_resize_collect);
+	err = ppb_ring_resize(pool, size);
 	/* Pages that did not fit leave the pool, counted: none is lost. */
 	for (i = 0; i < ppb_resize_drop.n; i++) {
 		ppb_pinc(pool, PPB_P_RESIZE_DROPPED);

@@ -627,11 +627,123 @@ static void test_shared_pool_two_napi(void)
 	EXPECT(pr_wait_gone(id, 10000), "the pool freed itself: every page came back once");
 }
 
+/*
+ * ---- the ring resized under refills ----
+ * Attacks ppb_ring_resize()'s claim (kmod/pool/recycle.c) that the
+ * allocating context may consume from the ring without its consumer
+ * lock: one kthread, BHs off as in NAPI, allocates two refills' worth,
+ * stamps each page, and returns them through the ring, so that the
+ * refills come from the ring, while another CPU resizes the ring back and
+ * forth with pool-set, for 5 s + rounds ms and at least rounds / 20
+ * resizes.  A refill that reads a freed queue takes poison
+ * for pages (slub_debug=P: an oops), one that misses the new queue hands
+ * a page out twice (the stamp) or loses one (the pool never frees).
+ */
+
+#define PR_RESIZE_PAGES	(2 * PPB_REFILL_BATCH)
+
+struct pr_resize {
+	struct ppb_pool *pool;
+	u64 cookie;		/* this run's stamps: cookie ^ round */
+	unsigned long rounds, twice, resizes;
+	int err;
+	atomic_t stop;
+};
+
+static int pr_refiller_fn(void *arg)
+{
+	struct pr_resize *x = arg;
+	struct page *pages[PR_RESIZE_PAGES];
+	u64 *stamp;
+	unsigned int i;
+
+	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		x->rounds++;
+		local_bh_disable();
+		for (i = 0; i < PR_RESIZE_PAGES; i++) {
+			pages[i] = ppb_dev_alloc_pages(x->pool);
+			if (!pages[i])
+				continue;
+			stamp = page_address(pages[i]);
+			if (*stamp == (x->cookie ^ x->rounds))
+				x->twice++;
+			*stamp = x->cookie ^ x->rounds;
+		}
+		for (i = 0; i < PR_RESIZE_PAGES; i++)
+			if (pages[i])
+				ppb_put_page(x->pool, pages[i], -1, false);
+		local_bh_enable();
+		cond_resched();
+	}
+	return 0;
+}
+
+static int pr_resizer_fn(void *arg)
+{
+	static const u32 sizes[] = { 64, 512, 32, 256, 1024, 128 };
+	struct pr_resize *x = arg;
+	unsigned int k = 0;
+	int err;
+
+	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		err = ppb_pool_set_ring(x->pool, sizes[k++ % ARRAY_SIZE(sizes)]);
+		if (err)
+			x->err = err;
+		else
+			x->resizes++;
+		cond_resched();
+	}
+	return 0;
+}
+
+static void test_ring_resize_during_refill(void)
+{
+	struct pr_resize x = { .cookie = get_random_u64() };
+	unsigned long want = max(rounds / 20, 10U), t0 = jiffies, run, end;
+	struct task_struct *t[2];
+	struct ppb_stats s;
+	int cpu[2];
+	u32 id;
+
+	if (!pr_cpus(cpu, 2)) {
+		ktap_skip = "needs 2 CPUs";
+		return;
+	}
+	x.pool = pr_create(256);
+	if (!x.pool)
+		return;
+	id = ppb_pool_id(x.pool);
+	t[0] = pr_start(pr_refiller_fn, &x, cpu[0], "pp_race_refill");
+	t[1] = pr_start(pr_resizer_fn, &x, cpu[1], "pp_race_resize");
+	/* both sides busy for a while: a resize without its grace period is fast */
+	run = t0 + msecs_to_jiffies(5000 + rounds);
+	end = run + msecs_to_jiffies(20000);
+	while (time_before(jiffies, end) &&
+	       (time_before(jiffies, run) || READ_ONCE(x.resizes) < want))
+		msleep(20);
+	atomic_set(&x.stop, 1);
+	pr_stop(t[0]);
+	pr_stop(t[1]);
+	ppb_get_stats(x.pool, &s);
+	pr_info("    # %lu resizes against %lu rounds of %u pages (%llu from the ring), %lu pages handed out twice\n",
+		x.resizes, x.rounds, PR_RESIZE_PAGES, s.c[PPB_STAT_PAGES_FROM_RING], x.twice);
+	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]), "kthreads");
+	EXPECT(x.resizes >= want, "%lu of %lu resizes", x.resizes, want);
+	EXPECT(!x.err, "every resize succeeded (%d)", x.err);
+	EXPECT(x.rounds > x.resizes && s.c[PPB_STAT_PAGES_FROM_RING],
+	       "the refills ran, from the ring");
+	EXPECT(!x.twice, "no page handed out twice");
+	EXPECT(!s.inflight_pages, "every page back (%llu in flight)", s.inflight_pages);
+	ppb_pool_destroy(x.pool);
+	EXPECT(pr_wait_gone(id, 10000), "the pool freed itself: every page came back once");
+}
+
 static const struct ktap_case pr_cases[] = {
 	{ "race_stats_read_during_refill", test_stats_read_during_refill },
 	{ "race_put_during_destroy", test_put_racing_destroy },
 	{ "race_direct_return_after_destroy", test_direct_return_after_destroy },
 	{ "race_shared_pool_two_napi", test_shared_pool_two_napi },
+	{ "race_ring_resize_during_refill", test_ring_resize_during_refill },
 };
 
 static int __init pr_init(void)
