@@ -30,9 +30,7 @@
 #                                       and 6.12's x86_64 drivers)
 #   tests/drivers/run.sh lines         every lane of the other lines (make
 #                                       test-matrix)
-#   tests/drivers/run.sh --except 'LANE...' [LANE...]   all but those (make
-#                                       test: orangepi runs later, beside
-#                                       the lab)
+#   tests/drivers/run.sh --except 'LANE...' [LANE...]   all but those
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # this run's logs (build/drivers/results links to the last run's)

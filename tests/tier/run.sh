@@ -10,8 +10,7 @@
 #   the docs, and the lab's core boot (tests/lab/run-all.sh core: the core
 #   scenarios in one guest), which runs while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
-#   matrix, static checks, load tests; the Orange Pi PC later, after the
-#   board tarballs beside the rest of the lab), the core boot also
+#   matrix, static checks, load tests, the Orange Pi PC), the core boot also
 #   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after 6.1's,
 #   beside the host steps and the drivers), the board tarballs,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, as
@@ -80,13 +79,6 @@ bgwait() {
 	bgpids=() bgnames=()
 }
 
-# Beside the rest of the lab: the board tarballs, then the Orange Pi PC (one
-# emulated ARM core) of the drivers.
-boards_and_orangepi() {
-	step boards host 1800 make --no-print-directory test-boards
-	step --rows drivers-orangepi host 900 tests/drivers/run.sh orangepi
-}
-
 debug_subset() {
 	[ "${DEBUG_LANE:-auto}" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null 2>&1
 }
@@ -104,7 +96,7 @@ step docs host 600 env DOCS_REQUIRE_BINARIES=1 tests/docs/run.sh
 if [ "$TIER" = test ]; then
 	step asan host 1800 make --no-print-directory test-asan
 	step build-tools-arm host 1800 make --no-print-directory tools ARCH=arm
-	step --rows drivers host 4800 tests/drivers/run.sh --except orangepi
+	step --rows drivers host 4800 tests/drivers/run.sh
 fi
 bgwait
 
@@ -112,7 +104,7 @@ if [ "$TIER" = test ]; then
 	# The board tarballs check no timing, and the lab's guests leave
 	# about a core idle: they run beside the rest of the lab.
 	debug_subset && export LAB_DEBUG_RUNS=1
-	bgrun boards boards_and_orangepi
+	bg boards boards host 1800 make --no-print-directory test-boards
 	# One lab guest keeps about one core busy: the kernel group's rows
 	# in a second guest beside the others'.
 	bg lab-kernel --rows lab-kernel "debian 6.1" 3600 tests/lab/run-all.sh extra-kernel
