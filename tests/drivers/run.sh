@@ -30,7 +30,6 @@
 #                                       and 6.12's x86_64 drivers)
 #   tests/drivers/run.sh lines         every lane of the other lines (make
 #                                       test-matrix)
-#   tests/drivers/run.sh --except 'LANE...' [LANE...]   all but those
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # this run's logs (build/drivers/results links to the last run's)
@@ -174,11 +173,6 @@ PY
 }
 
 export -f build_both drivers_for orangepi unsupported point_release
-except=
-if [ "${1:-}" = --except ]; then
-	except=" ${2:-} "
-	shift 2
-fi
 lanes=("$@")
 # make test: every 6.1 lane, and a build and load of each other line's
 # drivers; `lines` (make test-matrix): everything the other lines have
@@ -194,11 +188,6 @@ fi
 [ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
 	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi
 	build-x86_64-5.10 load-x86_64-5.10 build-x86_64-6.12 load-x86_64-6.12)
-if [ -n "$except" ]; then
-	mapfile -t lanes < <(printf '%s\n' "${lanes[@]}" | while read -r l; do
-		[[ "$except" = *" $l "* ]] || echo "$l"
-	done)
-fi
 for l in "${lanes[@]}"; do
 	# build-, static- and load-ARCH[-LINE]: LINE (default 6.1) a line of
 	# the kernel matrix, its kernel and drivers/*/LINE/ series
