@@ -49,7 +49,8 @@ EXPORT_SYMBOL_GPL(ppb_params_check);
 static u8 ppb_put_checks(int nid, unsigned int flags)
 {
 	return (nid != NUMA_NO_NODE ? PPB_PC_NODE : 0) |
-	       (flags & PPB_FLAG_DMA_SYNC_DEV ? PPB_PC_SYNC : 0);
+	       (flags & PPB_FLAG_DMA_SYNC_DEV ? PPB_PC_SYNC : 0) |
+	       (flags & PPB_FLAG_PAGE_FRAG ? PPB_PC_FRAG : 0);
 }
 
 struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
@@ -366,6 +367,51 @@ struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp)
 	return ppb_alloc_slow(pool, gfp);
 }
 EXPORT_SYMBOL_GPL(ppb_alloc_pages);
+
+/*
+ * The page being cut up has served its last fragment: drop the carving
+ * share.  Its fragments may all be back already, and the page with them.
+ */
+void ppb_frag_page_done(struct ppb_pool *pool)
+{
+	struct page *page = pool->frag_page;
+
+	if (!page)
+		return;
+	pool->frag_page = NULL;
+	if (!atomic_long_sub_return(PPB_FRAG_CARVING - pool->frag_users, ppb_frag_cnt(page)))
+		__ppb_put_page(pool, page, -1, true);
+}
+
+struct page *ppb_alloc_frag(struct ppb_pool *pool, unsigned int *offset,
+			    unsigned int size, gfp_t gfp)
+{
+	struct page *page = pool->frag_page;
+
+	size = ALIGN(size, dma_get_cache_alignment());
+	if (WARN_ON_ONCE(!(pool->p.flags & PPB_FLAG_PAGE_FRAG) || !size ||
+			 size > pool->page_bytes))
+		return NULL;
+	if (page && pool->frag_offset + size > pool->page_bytes) {
+		ppb_frag_page_done(pool);
+		page = NULL;
+	}
+	if (!page) {
+		page = ppb_alloc_pages(pool, gfp);
+		if (unlikely(!page))
+			return NULL;
+		atomic_long_set(ppb_frag_cnt(page), PPB_FRAG_CARVING);
+		pool->frag_page = page;
+		pool->frag_offset = 0;
+		pool->frag_users = 0;
+	}
+	*offset = pool->frag_offset;
+	pool->frag_offset += size;
+	pool->frag_users++;
+	ppb_cinc(pool, PPB_C_FRAGS);
+	return page;
+}
+EXPORT_SYMBOL_GPL(ppb_alloc_frag);
 
 /*
  * The NAPI instance that allocates from @pool now (its id is what the

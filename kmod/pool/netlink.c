@@ -155,6 +155,14 @@ static int ppkit_fill_stats(struct sk_buff *skb, struct ppb_pool *pool, u32 port
 	    nla_put_u32(skb, PPKIT_A_STATS_RING_PAGES, st.ring_pages) ||
 	    nla_put_u32(skb, PPKIT_A_STATS_LENT_PAGES, st.lent_pages))
 		goto cancel;
+	if ((pool->p.flags & PPB_FLAG_PAGE_FRAG) &&
+	    (nla_put_u64_64bit(skb, PPKIT_A_STATS_FRAGS_SERVED, st.frags_served,
+			       PPKIT_A_STATS_PAD) ||
+	     nla_put_u64_64bit(skb, PPKIT_A_STATS_FRAGS_LENT, st.frags_lent,
+			       PPKIT_A_STATS_PAD) ||
+	     nla_put_u64_64bit(skb, PPKIT_A_STATS_FRAG_PAGES_UNLENT, st.frag_pages_unlent,
+			       PPKIT_A_STATS_PAD)))
+		goto cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
 cancel:

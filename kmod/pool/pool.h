@@ -34,6 +34,23 @@
 #define PPB_PC_NODE		BIT(0)	/* the pool has a node: check the page's */
 #define PPB_PC_SYNC		BIT(1)	/* sync for the device */
 #define PPB_PC_DESTROYED	BIT(2)	/* never into the cache again */
+#define PPB_PC_FRAG		BIT(3)	/* a fragment: the last one returns the page */
+
+/*
+ * Fragment pages (PPB_FLAG_PAGE_FRAG) count their holders in the second
+ * word of page->lru, unused while a pool holds the page: one for each
+ * fragment with the driver, one for the lent FIFO while the page waits
+ * there for the stack (which holds references of its own, one a lent
+ * fragment, above the pool's PPB_BIAS), and PPB_FRAG_CARVING while
+ * ppb_alloc_frag() cuts it up.  Whoever takes the count to zero holds the
+ * page whole.
+ */
+#define PPB_FRAG_CARVING	(LONG_MAX / 2)
+
+static inline atomic_long_t *ppb_frag_cnt(struct page *page)
+{
+	return (atomic_long_t *)&page->lru.prev;
+}
 
 /*
  * Counters as stored.  Those of the allocating (NAPI) context are plain
@@ -66,6 +83,9 @@ enum ppb_cctr {
 	PPB_C_SYNC,			/* syncs of direct returns (PPB_P_SYNC: the rest) */
 	PPB_C_SYNC_BYTES,
 	PPB_C_LENT_TWICE,		/* second lends refused */
+	PPB_C_FRAGS,			/* fragments served */
+	PPB_C_FRAGS_LENT,
+	PPB_C_FRAG_UNLENT,		/* lent pages back to the driver's fragments */
 	PPB_C_NR
 };
 
@@ -143,6 +163,9 @@ struct ppb_pool {
 	seqcount_t seq;			/* refills and flushes, for readers of stats */
 	u64 hold_cnt;			/* pages that ever entered the pool */
 	u64 cs[PPB_C_NR];		/* consumer-side counters */
+	struct page *frag_page;		/* being cut up by ppb_alloc_frag() */
+	unsigned int frag_offset;	/* its next fragment */
+	unsigned int frag_users;	/* fragments cut from it */
 
 	struct ppb_params p;
 	int nid;			/* effective node, updated by ppb_update_nid */
@@ -315,10 +338,20 @@ static inline int ppb_pool_nid(const struct ppb_pool *pool)
 	return nid == NUMA_NO_NODE ? numa_mem_id() : nid;
 }
 
+/* The stack has let go of a lent page: only the pool's references are left. */
+static inline bool ppb_stack_done(const struct ppb_pool *pool, struct page *page)
+{
+	return page_ref_count(page) ==
+	       (pool->p.flags & PPB_FLAG_PAGE_FRAG ? PPB_BIAS : PPB_BIAS - 1);
+}
+
 /* alloc.c */
+void ppb_frag_page_done(struct ppb_pool *pool);
 void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len);
 void ppb_cache_flush(struct ppb_pool *pool, bool waive);
 /* recycle.c */
+void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_sync_size,
+		    bool allow_direct);
 void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill);
 int __ppb_pool_set_ring(struct ppb_pool *pool, u32 size);
 /* release.c */

@@ -102,11 +102,10 @@ static noinline void ppb_put_direct_sync(struct ppb_pool *pool, struct page *pag
  * common case, a direct return to a pool with nothing to check, makes no
  * call and touches no stack (a leaf: the micro-benchmark's fast case).
  */
-void ppb_put_page(struct ppb_pool *pool, struct page *page,
-		  unsigned int dma_sync_size, bool allow_direct)
+static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *page,
+					  unsigned int dma_sync_size, bool allow_direct,
+					  u8 checks)
 {
-	u8 checks;
-
 	/* Someone else still holds it: it cannot be handed out again. */
 	if (unlikely(page_ref_count(page) != PPB_BIAS)) {
 		ppb_put_release(pool, page, PPB_P_REFCNT);
@@ -118,21 +117,40 @@ void ppb_put_page(struct ppb_pool *pool, struct page *page,
 		return;
 	}
 	allow_direct = allow_direct && in_softirq();
-	checks = READ_ONCE(pool->put_checks);
 	if (likely(allow_direct)) {
-		if (likely(!(checks & ~PPB_PC_SYNC) &&
+		if (likely(!(checks & ~(PPB_PC_SYNC | PPB_PC_FRAG)) &&
 			   ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
-			if (likely(!checks))
+			if (likely(!(checks & PPB_PC_SYNC)))
 				ppb_cache_push(pool, page);
 			else
 				ppb_put_direct_sync(pool, page, dma_sync_size);
 			return;
 		}
-	} else if (likely(!checks)) {
+	} else if (likely(!(checks & ~PPB_PC_FRAG))) {
 		ppb_put_ring(pool, page);
 		return;
 	}
 	ppb_put_checked(pool, page, dma_sync_size, allow_direct);
+}
+
+/* A page whose last fragment is back, as if the driver returned it whole. */
+void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_sync_size,
+		    bool allow_direct)
+{
+	ppb_put_whole(pool, page, dma_sync_size, allow_direct, READ_ONCE(pool->put_checks));
+}
+
+void ppb_put_page(struct ppb_pool *pool, struct page *page,
+		  unsigned int dma_sync_size, bool allow_direct)
+{
+	u8 checks = READ_ONCE(pool->put_checks);
+
+	if (unlikely(checks & PPB_PC_FRAG)) {
+		if (atomic_long_dec_return(ppb_frag_cnt(page)))
+			return;
+		dma_sync_size = -1;
+	}
+	ppb_put_whole(pool, page, dma_sync_size, allow_direct, checks);
 }
 EXPORT_SYMBOL_GPL(ppb_put_page);
 

@@ -134,6 +134,8 @@ void ppb_pool_destroy(struct ppb_pool *pool)
 	if (IS_ERR_OR_NULL(pool))
 		return;
 	might_sleep();
+	/* The allocating context is stopped: the page it was cutting up is done. */
+	ppb_frag_page_done(pool);
 	WRITE_ONCE(pool->destroyed, true);
 	WRITE_ONCE(pool->put_checks, pool->put_checks | PPB_PC_DESTROYED);
 	synchronize_rcu();
@@ -160,6 +162,7 @@ void ppb_pool_shutdown(struct ppb_pool *pool)
 	if (!pool->destroyed) {
 		pr_err("ppkit: pool %u (%s) was never destroyed by its driver\n",
 		       pool->id, pool->owner);
+		ppb_frag_page_done(pool);
 		WRITE_ONCE(pool->destroyed, true);
 		ppb_unmap_lent(pool);
 	}

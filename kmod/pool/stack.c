@@ -47,7 +47,7 @@ unsigned int ppb_lent_held(struct ppb_pool *pool)
 	u32 i;
 
 	for (i = pool->lent_head; i != pool->lent_tail; i++)
-		n += page_ref_count(pool->lent->e[i & pool->lent->mask].page) != PPB_BIAS - 1;
+		n += !ppb_stack_done(pool, pool->lent->e[i & pool->lent->mask].page);
 	return n;
 }
 
@@ -55,6 +55,55 @@ static void ppb_orphan(struct ppb_pool *pool, struct page *page)
 {
 	ppb_cinc(pool, PPB_C_ORPHANED);
 	ppb_drop_pool_refs(pool, page, PPB_BIAS - 1);
+}
+
+/*
+ * A fragment page leaves the FIFO: the stack let go of it (@back), or held
+ * it too long.  The FIFO's share goes, and the page with it unless the
+ * driver still has fragments of it: then the driver's last put recycles
+ * it, or releases it if the stack still holds it (the refcount says so).
+ * Unmarked first: once the share is gone, that put may recycle the page
+ * and a new lend mark it again.
+ */
+static void ppb_frag_unlend(struct ppb_pool *pool, struct page *page, bool back, bool refill)
+{
+	if (page->index == PPB_PAGE_LENT)
+		page->index = 0;
+	if (!atomic_long_dec_and_test(ppb_frag_cnt(page))) {
+		ppb_cinc(pool, PPB_C_FRAG_UNLENT);
+		return;
+	}
+	if (back) {
+		ppb_recycle_reclaimed(pool, page, refill);
+		return;
+	}
+	ppb_cinc(pool, PPB_C_ORPHANED);
+	ppb_drop_pool_refs(pool, page, PPB_BIAS);
+}
+
+/* The FIFO's head page: false if it stays lent (held, and not @expired). */
+static bool ppb_reclaim_one(struct ppb_pool *pool, struct page *page, bool expired,
+			    bool refill)
+{
+	bool back = ppb_stack_done(pool, page);
+
+	if (!back && !expired)
+		return false;
+	if (pool->p.flags & PPB_FLAG_PAGE_FRAG) {
+		ppb_frag_unlend(pool, page, back, refill);
+	} else if (back) {
+		/*
+		 * Only the pool holds it, and nobody can take a new
+		 * reference without holding one: safe to reuse.
+		 */
+		if (page->index == PPB_PAGE_LENT)
+			page->index = 0;
+		page_ref_inc(page);
+		ppb_recycle_reclaimed(pool, page, refill);
+	} else {
+		ppb_orphan(pool, page);
+	}
+	return true;
 }
 
 /*
@@ -79,18 +128,8 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 
 		e->page = NULL;
 		pool->lent_head++;
-		if (page_ref_count(page) == PPB_BIAS - 1) {
-			/*
-			 * Only the pool holds it, and nobody can take a new
-			 * reference without holding one: safe to reuse.
-			 */
-			if (page->index == PPB_PAGE_LENT)
-				page->index = 0;
-			page_ref_inc(page);
-			ppb_recycle_reclaimed(pool, page, refill);
-		} else if (force || time_after_eq(jiffies, since + timeout)) {
-			ppb_orphan(pool, page);
-		} else {
+		if (!ppb_reclaim_one(pool, page, force || time_after_eq(jiffies, since + timeout),
+				     refill)) {
 			/* A slot was just freed at the head: room at the tail. */
 			e = &pool->lent->e[pool->lent_tail & pool->lent->mask];
 			e->page = page;
@@ -140,11 +179,29 @@ static noinline void ppb_lend_twice(struct ppb_pool *pool, struct page *page)
 			    pool->id, pool->owner, pool->cs[PPB_C_LENT_TWICE]);
 }
 
+/*
+ * A fragment lent: the stack gets a reference of its own, and the
+ * fragment's share of the page goes to the FIFO if the page is not there
+ * yet, else away (the FIFO's share keeps the page).
+ */
+static bool ppb_frag_lend(struct ppb_pool *pool, struct page *page)
+{
+	page_ref_inc(page);
+	ppb_cinc(pool, PPB_C_FRAGS_LENT);
+	if (page->index != PPB_PAGE_LENT)
+		return false;
+	atomic_long_dec(ppb_frag_cnt(page));
+	return true;
+}
+
 void ppb_page_lend(struct ppb_pool *pool, struct page *page)
 {
 	struct ppb_lent *e;
 
-	if (unlikely(page->index == PPB_PAGE_LENT)) {
+	if (pool->p.flags & PPB_FLAG_PAGE_FRAG) {
+		if (ppb_frag_lend(pool, page))
+			return;
+	} else if (unlikely(page->index == PPB_PAGE_LENT)) {
 		ppb_lend_twice(pool, page);
 		return;
 	}

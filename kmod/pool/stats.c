@@ -139,6 +139,9 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	st->inflight_pages = ppb_diff(hold, stock);
 	st->inflight_bytes = st->inflight_pages * pool->page_bytes;
 	st->lent_twice = c[PPB_C_LENT_TWICE];
+	st->frags_served = c[PPB_C_FRAGS];
+	st->frags_lent = c[PPB_C_FRAGS_LENT];
+	st->frag_pages_unlent = c[PPB_C_FRAG_UNLENT];
 }
 EXPORT_SYMBOL_GPL(ppb_get_stats);
 
@@ -189,6 +192,8 @@ static const struct {
 	{ "rx_ppb_released_pfmemalloc",	PPB_STAT_RELEASED_PFMEMALLOC },
 	{ "rx_ppb_inflight_pages",	PPB_STAT_NR },
 	{ "rx_ppb_lent_pages",		PPB_STAT_NR + 1 },
+	{ "rx_ppb_frags_served",	PPB_STAT_NR + 2 },
+	{ "rx_ppb_frags_lent",		PPB_STAT_NR + 3 },
 };
 
 int ppb_ethtool_stats_count(void)
@@ -223,6 +228,9 @@ void ppb_stats_add(struct ppb_stats *sum, const struct ppb_stats *s)
 	sum->ring_pages += s->ring_pages;
 	sum->lent_pages += s->lent_pages;
 	sum->lent_twice += s->lent_twice;
+	sum->frags_served += s->frags_served;
+	sum->frags_lent += s->frags_lent;
+	sum->frag_pages_unlent += s->frag_pages_unlent;
 }
 EXPORT_SYMBOL_GPL(ppb_stats_add);
 
@@ -237,8 +245,12 @@ u64 *ppb_ethtool_stats_fill(const struct ppb_stats *sum, u64 *data)
 			*data++ = sum->c[s];
 		else if (s == PPB_STAT_NR)
 			*data++ = sum->inflight_pages;
-		else
+		else if (s == PPB_STAT_NR + 1)
 			*data++ = sum->lent_pages;
+		else if (s == PPB_STAT_NR + 2)
+			*data++ = sum->frags_served;
+		else
+			*data++ = sum->frags_lent;
 	}
 	return data;
 }

@@ -738,12 +738,195 @@ static void test_ring_resize_during_refill(void)
 	EXPECT(pr_wait_gone(id, 10000), "the pool freed itself: every page came back once");
 }
 
+/*
+ * ---- fragments returned on another CPU while the allocating context reclaims ----
+ * Attacks the fragment count's argument (kmod/pool/pool.h, ppb_frag_unlend()
+ * in stack.c): whoever takes a page's count to zero holds it whole, and
+ * the lent FIFO lets go of its share only after unmarking the page.  One
+ * kthread, the allocating context, cuts pages into four fragments, stamps
+ * each as in use, lends every other one to a pretend stack and hands the
+ * rest to a second kthread on another CPU, which clears each stamp and
+ * gives the fragment back (ppb_put_page() through the ring) or drops the
+ * stack's reference (put_page()), while the first one's refills reclaim
+ * the lent pages.  A page recycled while a fragment of it is still out
+ * would be cut again with that fragment's stamp still set.
+ */
+
+#define PR_FRAG_SIZE	(PAGE_SIZE / 4)
+#define PR_FRAG_Q	1024
+
+struct pr_frag_item {
+	struct page *page;
+	u32 off;
+	bool lent;
+};
+
+struct pr_frag {
+	struct ppb_pool *pool;
+	u64 cookie;
+	spinlock_t lock;	/* the queue from the cutter to the returner */
+	struct pr_frag_item q[PR_FRAG_Q];
+	unsigned int head, tail;
+	unsigned long cut, lent, given, twice, rounds;
+	atomic_t stop;
+};
+
+static u64 *pr_frag_stamp(struct page *page, u32 off)
+{
+	return page_address(page) + off;
+}
+
+static bool pr_frag_push(struct pr_frag *x, struct page *page, u32 off, bool lent)
+{
+	bool ok;
+
+	spin_lock(&x->lock);
+	ok = x->tail - x->head < PR_FRAG_Q;
+	if (ok)
+		x->q[x->tail++ % PR_FRAG_Q] = (struct pr_frag_item){ page, off, lent };
+	spin_unlock(&x->lock);
+	return ok;
+}
+
+static bool pr_frag_pop(struct pr_frag *x, struct pr_frag_item *it)
+{
+	bool ok;
+
+	spin_lock_bh(&x->lock);
+	ok = x->head != x->tail;
+	if (ok)
+		*it = x->q[x->head++ % PR_FRAG_Q];
+	spin_unlock_bh(&x->lock);
+	return ok;
+}
+
+static int pr_frag_cutter_fn(void *arg)
+{
+	struct pr_frag *x = arg;
+	struct page *page;
+	unsigned int i;
+	u32 off;
+
+	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		x->rounds++;
+		local_bh_disable();
+		for (i = 0; i < 2 * PPB_REFILL_BATCH; i++) {
+			page = ppb_dev_alloc_frag(x->pool, &off, PR_FRAG_SIZE);
+			if (!page)
+				continue;
+			x->cut++;
+			if (*pr_frag_stamp(page, off) == x->cookie)
+				x->twice++;
+			*pr_frag_stamp(page, off) = x->cookie;
+			if (i & 1) {
+				ppb_page_lend(x->pool, page);
+				x->lent++;
+			}
+			if (pr_frag_push(x, page, off, i & 1)) {
+				x->given++;
+				continue;
+			}
+			/* the other side is behind: give it back ourselves */
+			*pr_frag_stamp(page, off) = 0;
+			if (i & 1)
+				put_page(page);
+			else
+				ppb_put_page(x->pool, page, -1, true);
+		}
+		local_bh_enable();
+		cond_resched();
+	}
+	return 0;
+}
+
+static void pr_frag_return(struct pr_frag *x, const struct pr_frag_item *it)
+{
+	*pr_frag_stamp(it->page, it->off) = 0;
+	if (it->lent)
+		put_page(it->page);
+	else
+		ppb_put_page(x->pool, it->page, -1, false);
+}
+
+static int pr_frag_returner_fn(void *arg)
+{
+	struct pr_frag *x = arg;
+	struct pr_frag_item it;
+
+	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		if (pr_frag_pop(x, &it))
+			pr_frag_return(x, &it);
+		else
+			cond_resched();
+	}
+	return 0;
+}
+
+static void test_frag_put_during_reclaim(void)
+{
+	struct ppb_params p = {
+		.flags = PPB_FLAG_DMA_MAP | PPB_FLAG_PAGE_FRAG,
+		.pool_size = 256,
+		.nid = NUMA_NO_NODE,
+		.dev = &ktap_pdev->dev,
+		.dma_dir = DMA_FROM_DEVICE,
+		.max_len = PAGE_SIZE,
+		.owner = "pp_race",
+	};
+	struct pr_frag *x = kzalloc(sizeof(*x), GFP_KERNEL);
+	struct task_struct *t[2];
+	struct pr_frag_item it;
+	struct ppb_stats s;
+	int cpu[2];
+	u32 id;
+
+	if (!x) {
+		EXPECT(0, "memory");
+		return;
+	}
+	if (!pr_cpus(cpu, 2)) {
+		ktap_skip = "needs 2 CPUs";
+		goto out;
+	}
+	x->pool = ppb_pool_create(&p);
+	if (IS_ERR(x->pool)) {
+		EXPECT(0, "pool create failed: %ld", PTR_ERR(x->pool));
+		goto out;
+	}
+	id = ppb_pool_id(x->pool);
+	x->cookie = get_random_u64() | 1;
+	spin_lock_init(&x->lock);
+	t[0] = pr_start(pr_frag_cutter_fn, x, cpu[0], "pp_race_cut");
+	t[1] = pr_start(pr_frag_returner_fn, x, cpu[1], "pp_race_ret");
+	msleep(5000 + rounds);
+	atomic_set(&x->stop, 1);
+	pr_stop(t[0]);
+	pr_stop(t[1]);
+	while (pr_frag_pop(x, &it))
+		pr_frag_return(x, &it);
+	ppb_get_stats(x->pool, &s);
+	pr_info("    # %lu fragments cut in %lu rounds (%lu lent, %lu given to the other CPU), %llu pages reclaimed, %llu unlent, %lu cut while still out\n",
+		x->cut, x->rounds, x->lent, x->given, s.c[PPB_STAT_PAGES_RECLAIMED],
+		s.frag_pages_unlent, x->twice);
+	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]), "kthreads");
+	EXPECT(x->given > x->cut / 2 && s.c[PPB_STAT_PAGES_RECLAIMED] && s.frag_pages_unlent,
+	       "both sides ran, and the refills reclaimed lent pages");
+	EXPECT(s.frags_served == x->cut && s.frags_lent == x->lent,
+	       "fragments counted: %llu served, %llu lent", s.frags_served, s.frags_lent);
+	EXPECT(!x->twice, "no fragment cut while still out");
+	ppb_pool_destroy(x->pool);
+	EXPECT(pr_wait_gone(id, 10000), "the pool freed itself: every page came back once");
+out:
+	kfree(x);
+}
+
 static const struct ktap_case pr_cases[] = {
 	{ "race_stats_read_during_refill", test_stats_read_during_refill },
 	{ "race_put_during_destroy", test_put_racing_destroy },
 	{ "race_direct_return_after_destroy", test_direct_return_after_destroy },
 	{ "race_shared_pool_two_napi", test_shared_pool_two_napi },
 	{ "race_ring_resize_during_refill", test_ring_resize_during_refill },
+	{ "race_frag_put_during_reclaim", test_frag_put_during_reclaim },
 };
 
 static int __init pr_init(void)

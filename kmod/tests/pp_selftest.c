@@ -1088,6 +1088,213 @@ static void test_counters_busy(void)
 	ppb_pool_destroy(pool);
 }
 
+/* ---- fragments ---- */
+
+#define ST_FRAG		2048U
+
+static struct ppb_pool *st_frag_create(void)
+{
+	struct ppb_params p = st_params();
+
+	p.flags |= PPB_FLAG_PAGE_FRAG;
+	return st_create(&p);
+}
+
+/* Refill the cache once: a refill's worth of whole-page fragments, returned. */
+static void st_frag_cycle_refill(struct ppb_pool *pool)
+{
+	struct page *got[PPB_REFILL_BATCH];
+	unsigned int off;
+	int i;
+
+	for (i = 0; i < PPB_REFILL_BATCH; i++)
+		got[i] = ppb_dev_alloc_frag(pool, &off, PAGE_SIZE);
+	for (i = 0; i < PPB_REFILL_BATCH; i++)
+		if (got[i])
+			ppb_put_page(pool, got[i], -1, false);
+}
+
+/* An skb on the fragment at @off of @page, lent as a driver's NAPI would. */
+static struct sk_buff *st_frag_skb(struct ppb_pool *pool, struct page *page, unsigned int off)
+{
+	struct sk_buff *skb = build_skb(page_address(page) + off, ST_FRAG);
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, NET_SKB_PAD);
+	__skb_put(skb, 60);
+	ppb_skb_mark(pool, skb);
+	return skb;
+}
+
+/*
+ * Two fragments a page: each page is served once and comes back once, with
+ * its last fragment, whatever the order; the page counters count pages, so
+ * the recycle rate of perfect recycling is 1, not 1/2.
+ */
+static void test_frag_recycle(void)
+{
+	enum { N = 64 };
+	struct ppb_pool *pool = st_frag_create();
+	struct page *pg[N];
+	unsigned int off[N];
+	struct ppb_stats s;
+	u64 back, left;
+	int i;
+
+	if (!pool)
+		return;
+	for (i = 0; i < N; i++)
+		pg[i] = ppb_dev_alloc_frag(pool, &off[i], ST_FRAG);
+	EXPECT(pg[0] && pg[0] == pg[1] && off[0] == 0 && off[1] == ST_FRAG && pg[2] != pg[1],
+	       "two fragments a page, at 0 and %u (%u)", ST_FRAG, off[1]);
+	/* every odd fragment first, then the even ones, backwards */
+	for (i = 1; i < N; i += 2)
+		ppb_put_page(pool, pg[i], -1, false);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_RETURNED) == 0,
+	       "no page back before its last fragment");
+	for (i = N - 2; i >= 0; i -= 2)
+		ppb_put_page(pool, pg[i], -1, false);
+	ppb_get_stats(pool, &s);
+	back = s.c[PPB_STAT_PAGES_RETURNED] + s.c[PPB_STAT_PAGES_RECLAIMED] +
+	       s.c[PPB_STAT_PAGES_ORPHANED];
+	EXPECT(s.frags_served == N, "%llu fragments served", s.frags_served);
+	EXPECT(back == N / 2 - 1 && s.inflight_pages == 1,
+	       "every page back once but the one being cut up: %llu back, %llu in flight",
+	       back, s.inflight_pages);
+	EXPECT(s.c[PPB_STAT_RECYCLE_RING] + s.c[PPB_STAT_RECYCLE_CACHED] == back,
+	       "recycle rate 1: %llu recycled of %llu", s.c[PPB_STAT_RECYCLE_RING], back);
+	/* the next page's first fragment finishes the last one */
+	pg[0] = ppb_dev_alloc_frag(pool, &off[0], ST_FRAG);
+	left = st_stat(pool, PPB_STAT_PAGES_RETURNED);
+	EXPECT(left == N / 2, "the last page back when a new one is cut: %llu", left);
+	if (pg[0])
+		ppb_put_page(pool, pg[0], -1, false);
+	ppb_pool_destroy(pool);
+}
+
+/*
+ * A fragment lent to the stack and its sibling returned by the driver, in
+ * both orders: the page is back once, when the later of the two is.
+ */
+static void test_frag_lend(void)
+{
+	struct ppb_pool *pool = st_frag_create();
+	struct page *a, *b, *c;
+	unsigned int oa, ob, oc;
+	struct sk_buff *skb;
+	struct ppb_stats s;
+	int bias;
+
+	if (!pool)
+		return;
+	/* the stack lets go first, the driver's fragment comes back last */
+	a = ppb_dev_alloc_frag(pool, &oa, ST_FRAG);
+	b = ppb_dev_alloc_frag(pool, &ob, ST_FRAG);
+	c = ppb_dev_alloc_frag(pool, &oc, ST_FRAG);	/* a new page: a's is cut */
+	if (!a || a != b || !c || c == a)
+		goto fail;
+	bias = page_ref_count(a);
+	skb = st_frag_skb(pool, a, oa);
+	if (!skb)
+		goto fail;
+	EXPECT(page_ref_count(a) == bias + 1, "the stack's own reference");
+	consume_skb(skb);
+	st_frag_cycle_refill(pool);
+	ppb_get_stats(pool, &s);
+	EXPECT(s.frags_lent == 1 && s.c[PPB_STAT_PAGES_LENT] == 1 && s.frag_pages_unlent == 1 &&
+	       s.c[PPB_STAT_PAGES_RECLAIMED] == 0,
+	       "back from the stack, still the driver's: lent %llu unlent %llu reclaimed %llu",
+	       s.frags_lent, s.frag_pages_unlent, s.c[PPB_STAT_PAGES_RECLAIMED]);
+	ppb_put_page(pool, b, -1, false);
+	/* and the refill's pages, but the one still being cut up */
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_RETURNED) == PPB_REFILL_BATCH,
+	       "back with the driver's last fragment");
+
+	/* the driver's fragment first, the stack lets go last */
+	ppb_put_page(pool, c, -1, false);
+	a = ppb_dev_alloc_frag(pool, &oa, ST_FRAG);
+	b = ppb_dev_alloc_frag(pool, &ob, ST_FRAG);
+	if (!a || a != b)
+		goto fail;
+	skb = st_frag_skb(pool, a, oa);
+	ppb_put_page(pool, b, -1, false);
+	c = ppb_dev_alloc_frag(pool, &oc, ST_FRAG);
+	if (!skb || !c)
+		goto fail;
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 0, "not back while the stack holds it");
+	consume_skb(skb);
+	ppb_put_page(pool, c, -1, false);
+	st_frag_cycle_refill(pool);
+	ppb_get_stats(pool, &s);
+	EXPECT(s.c[PPB_STAT_PAGES_RECLAIMED] == 1 && page_ref_count(a) == bias,
+	       "reclaimed once (%llu), the pool's references only (%d)",
+	       s.c[PPB_STAT_PAGES_RECLAIMED], page_ref_count(a));
+	ppb_pool_destroy(pool);
+	return;
+fail:
+	EXPECT(0, "fragments: a %p b %p c %p", a, b, c);
+	ppb_pool_destroy(pool);
+}
+
+/*
+ * The stack holds a fragment past the lend timeout while the driver still
+ * has the other one on its ring: the page is not orphaned under the
+ * driver; its last put releases it, and the skb alone holds it.  With the
+ * driver's fragment back, the same wait orphans it.
+ */
+static void test_frag_orphan(void)
+{
+	struct ppb_pool *pool = st_frag_create();
+	struct page *a, *b, *c;
+	unsigned int oa, ob, oc;
+	struct sk_buff *skb;
+	int bias = 0;
+	u32 id;
+
+	if (!pool)
+		return;
+	id = ppb_pool_id(pool);
+	a = ppb_dev_alloc_frag(pool, &oa, ST_FRAG);
+	b = ppb_dev_alloc_frag(pool, &ob, ST_FRAG);
+	c = ppb_dev_alloc_frag(pool, &oc, ST_FRAG);
+	if (a)
+		bias = page_ref_count(a);
+	skb = a == b && c ? st_frag_skb(pool, a, oa) : NULL;
+	if (!skb) {
+		EXPECT(0, "fragments and skb");
+		goto out;
+	}
+	msleep(1100);
+	st_frag_cycle_refill(pool);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 0 && page_ref_count(a) == bias + 1,
+	       "not orphaned under the driver (%d)", page_ref_count(a));
+	ppb_put_page(pool, b, -1, false);
+	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RELEASED_REFCNT) == 1 && page_ref_count(a) == 1,
+	       "released by the driver's last put, the skb's alone: %d", page_ref_count(a));
+	kfree_skb(skb);
+
+	a = ppb_dev_alloc_frag(pool, &oa, ST_FRAG);
+	b = ppb_dev_alloc_frag(pool, &ob, ST_FRAG);
+	skb = a && a == b ? st_frag_skb(pool, a, oa) : NULL;
+	ppb_put_page(pool, b, -1, false);
+	ppb_put_page(pool, c, -1, false);
+	c = ppb_dev_alloc_frag(pool, &oc, ST_FRAG);
+	if (!skb || !c) {
+		EXPECT(0, "fragments and skb");
+		goto out;
+	}
+	msleep(1100);
+	st_frag_cycle_refill(pool);
+	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 1 && page_ref_count(a) == 1,
+	       "orphaned once the driver's fragments are back: %d", page_ref_count(a));
+	kfree_skb(skb);
+	ppb_put_page(pool, c, -1, false);
+out:
+	ppb_pool_destroy(pool);
+	EXPECT(st_wait_gone(id, 3000), "the pool freed itself");
+}
+
 static const struct ktap_case st_cases[] = {
 	{ "params_pool_size_range", test_params_pool_size },
 	{ "params_order_range", test_params_order },
@@ -1117,6 +1324,9 @@ static const struct ktap_case st_cases[] = {
 	{ "destroy_inflight_late_return", test_destroy_inflight },
 	{ "destroy_stack_inflight", test_destroy_stack_inflight },
 	{ "counters_consistent_busy", test_counters_busy },
+	{ "frag_recycle_pages_once", test_frag_recycle },
+	{ "frag_lend_and_return", test_frag_lend },
+	{ "frag_orphan_not_under_driver", test_frag_orphan },
 };
 
 static int __init st_init(void)

@@ -29,7 +29,14 @@ struct napi_struct;
  * Needs PPB_FLAG_DMA_MAP.
  */
 #define PPB_FLAG_DMA_SYNC_DEV	BIT(1)
-#define PPB_FLAG_ALL		(PPB_FLAG_DMA_MAP | PPB_FLAG_DMA_SYNC_DEV)
+/*
+ * Several buffers a page: ppb_alloc_frag().  Each fragment goes back on its
+ * own, to ppb_put_page() or through the stack; the page is recycled when
+ * the last of its fragments is back, and synced for the device whole
+ * (max_len from offset).
+ */
+#define PPB_FLAG_PAGE_FRAG	BIT(2)
+#define PPB_FLAG_ALL		(PPB_FLAG_DMA_MAP | PPB_FLAG_DMA_SYNC_DEV | PPB_FLAG_PAGE_FRAG)
 
 #define PPB_POOL_SIZE_MAX	32768
 /* Pages kept in the NAPI-local cache; a refill moves half of it at once. */
@@ -103,6 +110,10 @@ struct ppb_stats {
 	u32 ring_pages;		/* in the recycle ring now */
 	u32 lent_pages;		/* lent and not yet reclaimed or orphaned */
 	u64 lent_twice;		/* lends of a page the stack still held: refused */
+	/* PPB_FLAG_PAGE_FRAG pools; the page counters above count pages */
+	u64 frags_served;	/* fragments handed out by ppb_alloc_frag() */
+	u64 frags_lent;		/* of which lent to the stack */
+	u64 frag_pages_unlent;	/* lent pages back, fragments still the driver's */
 };
 
 struct ppb_pool *ppb_pool_create(const struct ppb_params *params);
@@ -111,6 +122,16 @@ int ppb_params_check(const struct ppb_params *params, const char **why);
 u32 ppb_pool_id(const struct ppb_pool *pool);
 
 struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp);
+/*
+ * @size bytes (rounded up to the DMA cache alignment) of a page of a
+ * PPB_FLAG_PAGE_FRAG pool, at *@offset in the returned page; the page's
+ * DMA address is ppb_get_dma_addr() as for whole pages.  Each fragment is
+ * given back on its own with ppb_put_page() on the page, or lent to the
+ * stack (ppb_page_lend(), ppb_skb_mark()) once per fragment.  Such a pool
+ * serves fragments only: a whole page is a fragment of its size.
+ */
+struct page *ppb_alloc_frag(struct ppb_pool *pool, unsigned int *offset,
+			    unsigned int size, gfp_t gfp);
 void ppb_put_page(struct ppb_pool *pool, struct page *page,
 		  unsigned int dma_sync_size, bool allow_direct);
 void ppb_update_nid(struct ppb_pool *pool, int new_nid);
@@ -156,6 +177,12 @@ u64 *ppb_ethtool_stats_fill(const struct ppb_stats *sum, u64 *data);
 static inline struct page *ppb_dev_alloc_pages(struct ppb_pool *pool)
 {
 	return ppb_alloc_pages(pool, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+static inline struct page *ppb_dev_alloc_frag(struct ppb_pool *pool,
+					      unsigned int *offset, unsigned int size)
+{
+	return ppb_alloc_frag(pool, offset, size, GFP_ATOMIC | __GFP_NOWARN);
 }
 
 /* Only from the NAPI context that allocates from @pool. */

@@ -93,6 +93,10 @@ enum {
 	PPKIT_A_STATS_CACHE_PAGES,	/* u32, in the cache now */
 	PPKIT_A_STATS_RING_PAGES,	/* u32, in the ring now */
 	PPKIT_A_STATS_LENT_PAGES,	/* u32, with the stack, not yet back */
+	/* u64 counters again, of pools that cut pages into fragments only */
+	PPKIT_A_STATS_FRAGS_SERVED,	/* fragments handed out */
+	PPKIT_A_STATS_FRAGS_LENT,	/* of which lent to the stack */
+	PPKIT_A_STATS_FRAG_PAGES_UNLENT, /* lent pages back, fragments still the driver's */
 
 	__PPKIT_A_STATS_MAX,
 	PPKIT_A_STATS_MAX = __PPKIT_A_STATS_MAX - 1
