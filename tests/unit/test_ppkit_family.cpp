@@ -275,6 +275,7 @@ TEST_CASE("a stats reply carries every counter", "[ppkit][wire]")
 	CHECK(s.get(Counter::InflightMem) == (1ull << 33) + PPKIT_A_STATS_INFLIGHT_MEM);
 	CHECK(s.get(Counter::CachePages) == PPKIT_A_STATS_CACHE_PAGES * 10u);
 	CHECK(s.get(Counter::LentPages) == PPKIT_A_STATS_LENT_PAGES * 10u);
+	CHECK(s.get(Counter::FragPagesUnlent) == (1ull << 33) + PPKIT_A_STATS_FRAG_PAGES_UNLENT);
 }
 
 TEST_CASE("a partial stats reply reports only what it carries", "[ppkit][wire]")

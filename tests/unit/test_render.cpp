@@ -195,7 +195,7 @@ TEST_CASE("JSON: list and stats documents", "[render][json]")
 	CHECK(s["sources"]["ppkit"]["stats"] == true);
 	const json &p = s["pools"][0];
 	CHECK(p["id"] == 1);
-	CHECK(p["counters"].size() == 27);
+	CHECK(p["counters"].size() == 30);
 	CHECK(p["counters"]["pages_from_cache"] == 8000);
 	CHECK(p["gauges"].size() == 5);
 	CHECK(p["gauges"]["inflight"] == 8);

@@ -105,8 +105,8 @@ Window window(const Stats &before, std::chrono::steady_clock::time_point t0, con
 	Window w;
 	w.seconds = std::max(0.0, std::chrono::duration<double>(t1 - t0).count());
 	const auto both = before.present & after.present;
-	for (std::size_t i = 0; i < index(kFirstGauge); i++) {
-		if (!both.test(i))
+	for (std::size_t i = 0; i < kCounterCount; i++) {
+		if (is_gauge(i) || !both.test(i))
 			continue;
 		if (after.values[i] < before.values[i]) {
 			// Module reloaded or pool re-created under the same id.
@@ -116,8 +116,8 @@ Window window(const Stats &before, std::chrono::steady_clock::time_point t0, con
 		}
 		w.delta.values[i] = after.values[i] - before.values[i];
 	}
-	for (std::size_t i = 0; i < index(kFirstGauge); i++)
-		w.delta.present[i] = both[i];
+	for (std::size_t i = 0; i < kCounterCount; i++)
+		w.delta.present[i] = both[i] && !is_gauge(i);
 	return finish(w);
 }
 
@@ -126,9 +126,9 @@ Window since_creation(const Sample &s)
 	Window w;
 	if (s.pool.created_ns && s.realtime_ns > *s.pool.created_ns)
 		w.seconds = static_cast<double>(s.realtime_ns - *s.pool.created_ns) / 1e9;
-	for (std::size_t i = 0; i < index(kFirstGauge); i++) {
+	for (std::size_t i = 0; i < kCounterCount; i++) {
 		auto c = static_cast<Counter>(i);
-		if (s.stats.has(c))
+		if (!is_gauge(c) && s.stats.has(c))
 			w.delta.set(c, s.stats.get(c));
 	}
 	return finish(w);

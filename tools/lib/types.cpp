@@ -40,6 +40,9 @@ constexpr std::array<std::string_view, kCounterCount> kNames = {
 	"cache_pages",
 	"ring_pages",
 	"lent_pages",
+	"frags_served",
+	"frags_lent",
+	"frag_pages_unlent",
 };
 
 // Counter follows the uapi one to one: a new kernel attribute needs a new
@@ -51,6 +54,8 @@ static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::SyncForDeviceBytes) =
 	      PPKIT_A_STATS_SYNC_FOR_DEVICE_BYTES);
 static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::Inflight) == PPKIT_A_STATS_INFLIGHT);
 static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::LentPages) == PPKIT_A_STATS_LENT_PAGES);
+static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::FragPagesUnlent) ==
+	      PPKIT_A_STATS_FRAG_PAGES_UNLENT);
 
 }  // namespace
 

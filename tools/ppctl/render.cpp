@@ -273,12 +273,13 @@ void write_merged(JsonWriter &w, const Pool &p, const std::vector<Member> &more)
 	w.end_object();
 }
 
-// The counters [from, to) by name, in name order.
-std::vector<std::size_t> by_name(std::size_t from, std::size_t to)
+// The counters (@gauges: the gauges) by name, in name order.
+std::vector<std::size_t> by_name(bool gauges)
 {
 	std::vector<std::size_t> v;
-	for (std::size_t i = from; i < to; i++)
-		v.push_back(i);
+	for (std::size_t i = 0; i < ppkit::kCounterCount; i++)
+		if (ppkit::is_gauge(i) == gauges)
+			v.push_back(i);
 	std::sort(v.begin(), v.end(), [](std::size_t a, std::size_t b) {
 		return name(static_cast<Counter>(a)) < name(static_cast<Counter>(b));
 	});
@@ -287,14 +288,13 @@ std::vector<std::size_t> by_name(std::size_t from, std::size_t to)
 
 const std::vector<std::size_t> &counter_order()
 {
-	static const std::vector<std::size_t> v = by_name(0, ppkit::index(ppkit::kFirstGauge));
+	static const std::vector<std::size_t> v = by_name(false);
 	return v;
 }
 
 const std::vector<std::size_t> &gauge_order()
 {
-	static const std::vector<std::size_t> v =
-		by_name(ppkit::index(ppkit::kFirstGauge), ppkit::kCounterCount);
+	static const std::vector<std::size_t> v = by_name(true);
 	return v;
 }
 

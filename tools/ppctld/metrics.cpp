@@ -97,14 +97,13 @@ const char *counter_help(ppkit::Counter c)
 std::vector<MetricFamily> metric_families(const Snapshot &s)
 {
 	std::vector<MetricFamily> out;
-	const std::size_t first_gauge = ppkit::index(ppkit::kFirstGauge);
 
 	// One family per counter, then the gauges, in uapi order.
 	std::vector<MetricFamily> counters;
 	for (std::size_t i = 0; i < ppkit::kCounterCount; i++) {
 		auto c = static_cast<ppkit::Counter>(i);
 		std::string n(ppkit::name(c));
-		if (i < first_gauge)
+		if (!ppkit::is_gauge(i))
 			counters.push_back(family("ppkit_pool_" + n + "_total", counter_help(c),
 						  MetricType::Counter));
 		else
@@ -139,7 +138,7 @@ std::vector<MetricFamily> metric_families(const Snapshot &s)
 				continue;
 			// A counter appears with its first event: of 1,000 idle
 			// pools' 26 counters most are 0 for their whole life.
-			if (i < first_gauge && r.stats.values[i] == 0)
+			if (!ppkit::is_gauge(i) && r.stats.values[i] == 0)
 				continue;
 			add(counters[i], labels, static_cast<double>(r.stats.values[i]));
 		}

@@ -57,13 +57,19 @@ enum class Counter : std::uint8_t {
 	CachePages,
 	RingPages,
 	LentPages,
+	// counters again, of pools that cut pages into fragments only
+	FragsServed,
+	FragsLent,
+	FragPagesUnlent,
 };
 
-inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(Counter::LentPages) + 1;
+inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(Counter::FragPagesUnlent) + 1;
 inline constexpr Counter kFirstGauge = Counter::Inflight;
+inline constexpr Counter kLastGauge = Counter::LentPages;
 
 constexpr std::size_t index(Counter c) { return static_cast<std::size_t>(c); }
-constexpr bool is_gauge(Counter c) { return c >= kFirstGauge; }
+constexpr bool is_gauge(Counter c) { return c >= kFirstGauge && c <= kLastGauge; }
+constexpr bool is_gauge(std::size_t i) { return is_gauge(static_cast<Counter>(i)); }
 // "alloc_fast", ... "lent_pages": the names every ppkit interface uses.
 std::string_view name(Counter c);
 std::optional<Counter> counter_by_name(std::string_view name);
