@@ -210,6 +210,10 @@ int ppsim_cfg_check(struct ppsim_priv *priv, const struct ppsim_cfg *cfg, bool w
 		NL_SET_ERR_MSG(extack, "IRQ CPU is not online");
 		return -EINVAL;
 	}
+	if (cfg->frag && cfg->pool != PPSIM_POOL_PPKIT) {
+		NL_SET_ERR_MSG(extack, "fragments need the ppkit pool: set pool ppkit too");
+		return -EOPNOTSUPP;
+	}
 	if (with_xdp && ppsim_order(XDP_PACKET_HEADROOM, mtu) > 0) {
 		NL_SET_ERR_MSG(extack, "MTU too large for XDP: frames must fit one page");
 		return -ERANGE;

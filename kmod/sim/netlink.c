@@ -27,7 +27,7 @@ static struct netlink_range_validation ppsim_rate_range = {
 	.max = PPSIM_GEN_RATE_MAX,
 };
 
-static const struct nla_policy ppsim_dev_set_policy[PPSIM_A_IRQ_CPU + 1] = {
+static const struct nla_policy ppsim_dev_set_policy[PPSIM_A_FRAG + 1] = {
 	[PPSIM_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[PPSIM_A_RING_SIZE] = NLA_POLICY_RANGE(NLA_U32, PPSIM_RING_MIN, PPSIM_RING_MAX),
 	[PPSIM_A_POOL] = NLA_POLICY_MAX(NLA_U32, PPSIM_POOL_NONE),
@@ -37,6 +37,7 @@ static const struct nla_policy ppsim_dev_set_policy[PPSIM_A_IRQ_CPU + 1] = {
 	[PPSIM_A_CACHE] = NLA_POLICY_MAX(NLA_U32, PPSIM_CACHE_FIFO),
 	[PPSIM_A_NUMA_RULE] = NLA_POLICY_MAX(NLA_U8, 1),
 	[PPSIM_A_IRQ_CPU] = NLA_POLICY_RANGE(NLA_S32, -1, S16_MAX),
+	[PPSIM_A_FRAG] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy ppsim_gen_start_policy[PPSIM_A_GEN_CPU + 1] = {
@@ -88,6 +89,7 @@ static int ppsim_fill(struct sk_buff *skb, struct ppsim_priv *priv, u32 portid, 
 	    nla_put_u32(skb, PPSIM_A_PREFETCH, priv->cfg.prefetch) ||
 	    nla_put_u32(skb, PPSIM_A_CACHE, priv->cfg.cache) ||
 	    nla_put_u8(skb, PPSIM_A_NUMA_RULE, priv->cfg.numa_rule) ||
+	    nla_put_u8(skb, PPSIM_A_FRAG, priv->cfg.frag) ||
 	    nla_put_s32(skb, PPSIM_A_IRQ_CPU, priv->cfg.irq_cpu) ||
 	    nla_put_u32(skb, PPSIM_A_XDP_PROG_ID, prog ? prog->aux->id : 0) ||
 	    nla_put_u8(skb, PPSIM_A_GEN_RUNNING, READ_ONCE(g->running)) ||
@@ -257,6 +259,8 @@ static int ppsim_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		cfg.numa_rule = nla_get_u8(a[PPSIM_A_NUMA_RULE]);
 	if (a[PPSIM_A_IRQ_CPU])
 		cfg.irq_cpu = nla_get_s32(a[PPSIM_A_IRQ_CPU]);
+	if (a[PPSIM_A_FRAG])
+		cfg.frag = nla_get_u8(a[PPSIM_A_FRAG]);
 	err = ppsim_cfg_check(priv, &cfg, rtnl_dereference(priv->xdp_prog), priv->dev->mtu,
 			      info->extack);
 	if (!err)
@@ -312,41 +316,41 @@ static const struct genl_ops ppsim_nl_ops[] = {
 		.doit = ppsim_nl_dev_get_doit,
 		.dumpit = ppsim_nl_dev_get_dumpit,
 		.policy = ppsim_dev_get_policy,
-		.maxattr = PPSIM_A_IFINDEX,
+		.maxattr = ARRAY_SIZE(ppsim_dev_get_policy) - 1,
 	},
 	{
 		.cmd = PPSIM_CMD_DEV_NEW,
 		.doit = ppsim_nl_dev_new_doit,
 		.policy = ppsim_dev_new_policy,
-		.maxattr = PPSIM_A_PAIR,
+		.maxattr = ARRAY_SIZE(ppsim_dev_new_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = PPSIM_CMD_DEV_DEL,
 		.doit = ppsim_nl_dev_del_doit,
 		.policy = ppsim_dev_get_policy,
-		.maxattr = PPSIM_A_IFINDEX,
+		.maxattr = ARRAY_SIZE(ppsim_dev_get_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = PPSIM_CMD_DEV_SET,
 		.doit = ppsim_nl_dev_set_doit,
 		.policy = ppsim_dev_set_policy,
-		.maxattr = PPSIM_A_IRQ_CPU,
+		.maxattr = ARRAY_SIZE(ppsim_dev_set_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = PPSIM_CMD_GEN_START,
 		.doit = ppsim_nl_gen_start_doit,
 		.policy = ppsim_gen_start_policy,
-		.maxattr = PPSIM_A_GEN_CPU,
+		.maxattr = ARRAY_SIZE(ppsim_gen_start_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = PPSIM_CMD_GEN_STOP,
 		.doit = ppsim_nl_gen_stop_doit,
 		.policy = ppsim_dev_get_policy,
-		.maxattr = PPSIM_A_IFINDEX,
+		.maxattr = ARRAY_SIZE(ppsim_dev_get_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -72,7 +72,8 @@ struct ppsim_txc {
 
 struct ppsim_buf {
 	struct page *page;
-	dma_addr_t dma;		/* of the page start */
+	dma_addr_t dma;		/* of the buffer's start */
+	u32 off;		/* where the buffer starts in its page */
 };
 
 struct ppsim_cfg {
@@ -83,6 +84,7 @@ struct ppsim_cfg {
 	u32 prefetch;		/* enum ppsim_prefetch */
 	u32 cache;		/* enum ppsim_cache */
 	u32 numa_rule;		/* u32: no padding, the struct is compared whole */
+	u32 frag;		/* buffers are fragments of pool pages (pool ppkit) */
 	int irq_cpu;		/* applied live: moves only the interrupt */
 	u32 tx_delay_us;	/* applied live: XDP TX completion delay */
 };
@@ -155,6 +157,7 @@ struct ppsim_rxq {
 	unsigned int headroom;
 	unsigned int frame_max;		/* largest frame a buffer takes */
 	unsigned int order;
+	unsigned int buf_size;		/* a buffer: its page, or a fragment of it */
 	unsigned int max_len;		/* device sync length */
 	enum dma_data_direction dir;
 	int nid;

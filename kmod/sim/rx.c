@@ -124,13 +124,20 @@ void ppsim_raise_irq(struct ppsim_rxq *rxq)
 
 /* ---- buffers ------------------------------------------------------------ */
 
-static struct page *ppsim_buf_alloc(struct ppsim_rxq *rxq, dma_addr_t *dma)
+static struct page *ppsim_buf_alloc(struct ppsim_rxq *rxq, dma_addr_t *dma, u32 *off)
 {
 	struct device *dev = rxq->priv->dmadev;
 	struct page *page;
 
+	*off = 0;
 	switch (rxq->priv->cfg.pool) {
 	case PPSIM_POOL_PPKIT:
+		if (rxq->priv->cfg.frag) {
+			page = ppb_dev_alloc_frag(rxq->pp, off, rxq->buf_size);
+			if (page)
+				*dma = ppb_get_dma_addr(page) + *off;
+			return page;
+		}
 		page = ppb_dev_alloc_pages(rxq->pp);
 		if (page)
 			*dma = ppb_get_dma_addr(page);
@@ -187,7 +194,7 @@ static unsigned int ppsim_refill(struct ppsim_rxq *rxq)
 		struct ppsim_buf *b = &rxq->buf[rxq->ntu];
 		struct ppsim_desc *d = &rxq->desc[rxq->ntu];
 
-		b->page = ppsim_buf_alloc(rxq, &b->dma);
+		b->page = ppsim_buf_alloc(rxq, &b->dma, &b->off);
 		if (unlikely(!b->page)) {
 			u64_stats_update_begin(&rxq->st.syncp);
 			rxq->st.alloc_fail++;
@@ -281,11 +288,10 @@ static bool ppsim_xdp_redirect(struct ppsim_rxq *rxq, struct xdp_buff *xdp,
 
 /* ---- NAPI ------------------------------------------------------------------ */
 
-static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, dma_addr_t dma,
-				 unsigned int off, unsigned int len)
+static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, void *va,
+				 dma_addr_t dma, unsigned int off, unsigned int len)
 {
 	struct ppsim_priv *priv = rxq->priv;
-	void *va = page_address(page);
 	struct sk_buff *skb;
 
 	if (priv->cfg.rx_mode == PPSIM_RX_COPY) {
@@ -299,7 +305,7 @@ static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, dma_a
 	switch (priv->cfg.pool) {
 	case PPSIM_POOL_PPKIT:
 		/* as with the kernel's pool: the NAPI skb cache, then mark */
-		skb = ppb_napi_build_skb(va, PAGE_SIZE << rxq->order);
+		skb = ppb_napi_build_skb(va, rxq->buf_size);
 		if (likely(skb)) {
 			skb_reserve(skb, off);
 			__skb_put(skb, len);
@@ -339,7 +345,7 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i,
 	struct page *page = b->page;
 	dma_addr_t dma = b->dma;
 	unsigned int off = rxq->headroom;
-	void *va = page_address(page);
+	void *va = page_address(page) + b->off;
 	u32 len = d->len;
 	struct sk_buff *skb;
 
@@ -361,7 +367,7 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i,
 		unsigned int used;
 		u32 act;
 
-		xdp_init_buff(&xdp, PAGE_SIZE << rxq->order, &rxq->xdp_rxq);
+		xdp_init_buff(&xdp, rxq->buf_size, &rxq->xdp_rxq);
 		xdp_prepare_buff(&xdp, va, off, len, false);
 		if (likely(READ_ONCE(ppsim_xdp_dispatcher)))
 			act = bpf_prog_run_xdp(prog, &xdp);
@@ -416,7 +422,7 @@ static void ppsim_rx_one(struct ppsim_rxq *rxq, struct bpf_prog *prog, u32 i,
 		len = xdp.data_end - xdp.data;
 	}
 
-	skb = ppsim_skb(rxq, page, dma, off, len);
+	skb = ppsim_skb(rxq, page, va, dma, off, len);
 	if (unlikely(!skb)) {
 		u64_stats_update_begin(&rxq->st.syncp);
 		rxq->st.dropped++;
@@ -493,15 +499,17 @@ static int ppsim_pool_create(struct ppsim_rxq *rxq)
 	switch (priv->cfg.pool) {
 	case PPSIM_POOL_PPKIT: {
 		struct ppb_params p = {
-			.flags = PPB_FLAG_DMA_MAP | PPB_FLAG_DMA_SYNC_DEV,
+			.flags = PPB_FLAG_DMA_MAP | PPB_FLAG_DMA_SYNC_DEV |
+				 (priv->cfg.frag ? PPB_FLAG_PAGE_FRAG : 0),
 			.order = rxq->order,
 			.pool_size = rxq->size,
 			.nid = rxq->nid,
 			.dev = priv->dmadev,
 			.napi = &rxq->napi,
 			.dma_dir = rxq->dir,
-			.offset = rxq->headroom,
-			.max_len = rxq->max_len,
+			/* fragments: the last one back syncs the page whole */
+			.offset = priv->cfg.frag ? 0 : rxq->headroom,
+			.max_len = priv->cfg.frag ? PAGE_SIZE << rxq->order : rxq->max_len,
 			.owner = PPSIM_DRV_NAME,
 			.netdev = priv->dev,
 			.queue = rxq->idx,
@@ -586,6 +594,10 @@ static int ppsim_rxq_alloc(struct ppsim_rxq *rxq, struct bpf_prog *prog)
 	rxq->headroom = prog ? XDP_PACKET_HEADROOM : NET_SKB_PAD + NET_IP_ALIGN;
 	rxq->order = prog ? 0 : ppsim_order(rxq->headroom, mtu);
 	rxq->frame_max = ppsim_frame_max(mtu);
+	rxq->buf_size = priv->cfg.frag ?
+			SKB_DATA_ALIGN(rxq->headroom + rxq->frame_max) +
+			SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) :
+			PAGE_SIZE << rxq->order;
 	rxq->dir = prog ? DMA_BIDIRECTIONAL : DMA_FROM_DEVICE;
 	rxq->max_len = priv->cfg.sync == PPSIM_SYNC_FULL ?
 		       (PAGE_SIZE << rxq->order) - rxq->headroom : rxq->frame_max;

@@ -78,6 +78,29 @@ for knob in "--sync full" "--sync precise" "--prefetch before-sync" "--prefetch 
 	$PPCTL sim set "$dev" $knob >/dev/null
 	check "traffic: $knob" gen_count 1000
 done
+# fragments: two buffers a page (ppb_alloc_frag), the ring holding half the pages
+check "frag refused for the native pool" \
+	sh -c "$PPCTL sim set $dev --pool native --frag on 2>&1 | grep -q 'ppkit pool'"
+$PPCTL sim set "$dev" --pool ppkit --frag on >/dev/null
+check "traffic: --frag on" gen_count 1000
+frag_books() {	# two fragments a page; the ring's 128 descriptors on 64 pages
+	$PPCTL --json stats | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["pools"]:
+    if p.get("ifname") != sys.argv[1]:
+        continue
+    c, g = p["counters"], p["gauges"]
+    served = sum(c[k] for k in ("pages_from_cache", "pages_from_ring",
+                                "pages_from_stack", "pages_from_alloc"))
+    held = g["inflight"] - g["lent_pages"]
+    frags, lent = c["frags_served"], c["frags_lent"]
+    print(f"# {frags} fragments on {served} pages, {lent} lent; the ring holds {held} pages")
+    sys.exit(0 if c["frags_served"] >= 2 * served - 2 and c["frags_lent"] > 0 and
+             held <= 64 + 2 else 1)
+sys.exit(1)' "$dev"
+}
+check "fragments: two a page, the ring on half the pages" frag_books
+$PPCTL sim set "$dev" --frag off >/dev/null
 # frames with an unknown ethertype are dropped by the stack, still counted
 before=$(stat "$dev" rx_packets)
 $PPCTL sim gen start "$dev" --count 5000 --ethertype 0x88b6 --size 64 >/dev/null

@@ -210,7 +210,8 @@ TEST_CASE("sim commands and their options", "[cli][sim]")
 	{
 		auto r = parse_args({"sim", "set", "ppsim0", "--pool", "native", "--rx", "copy",
 				     "--sync", "full", "--prefetch", "before-sync", "--cache", "fifo",
-				     "--numa-rule", "off", "--irq-cpu", "3", "--ring-size", "256"});
+				     "--numa-rule", "off", "--frag", "on", "--irq-cpu", "3",
+				     "--ring-size", "256"});
 		REQUIRE(r.parsed.options);
 		const auto &s = r.parsed.options->sim_set;
 		CHECK(r.parsed.options->command == Command::SimSet);
@@ -221,6 +222,7 @@ TEST_CASE("sim commands and their options", "[cli][sim]")
 		CHECK(s.prefetch == ppkit::SimPrefetch::BeforeSync);
 		CHECK(s.cache == ppkit::SimCache::Fifo);
 		CHECK(s.numa_rule == false);
+		CHECK(s.frag == true);
 		CHECK(s.irq_cpu == 3);
 		CHECK(s.ring_size == 256u);
 	}

@@ -49,7 +49,9 @@ TEST_CASE("ppsim uapi ids are the ones the fixtures spell out", "[ppsim][wire]")
 	STATIC_REQUIRE(PPSIM_A_GEN_ETHERTYPE == 18);
 	STATIC_REQUIRE(PPSIM_A_GEN_CPU == 21);
 	STATIC_REQUIRE(PPSIM_A_GEN_MISSED == 24);
-	STATIC_REQUIRE(PPSIM_A_MAX == 25);
+	STATIC_REQUIRE(PPSIM_A_PAD == 25);
+	STATIC_REQUIRE(PPSIM_A_FRAG == 26);
+	STATIC_REQUIRE(PPSIM_A_MAX == 26);
 	STATIC_REQUIRE(PPSIM_CMD_DEV_GET == 1);
 	STATIC_REQUIRE(PPSIM_CMD_DEV_NEW == 2);
 	STATIC_REQUIRE(PPSIM_CMD_DEV_SET == 4);
@@ -121,6 +123,7 @@ TEST_CASE("ppsim dev-set requests", "[ppsim][wire]")
 		s.prefetch = SimPrefetch::BeforeSync;
 		s.cache = SimCache::Fifo;
 		s.numa_rule = false;
+		s.frag = true;
 		s.irq_cpu = -1;
 		s.ring_size = 256;
 		Builder want(kFamily, 0, PPSIM_CMD_DEV_SET);
@@ -132,6 +135,7 @@ TEST_CASE("ppsim dev-set requests", "[ppsim][wire]")
 			.u32(PPSIM_A_PREFETCH, PPSIM_PREFETCH_BEFORE_SYNC)
 			.u32(PPSIM_A_CACHE, PPSIM_CACHE_FIFO)
 			.u8(PPSIM_A_NUMA_RULE, 0)
+			.u8(PPSIM_A_FRAG, 1)
 			.s32(PPSIM_A_IRQ_CPU, -1);
 		CHECK(bytes_of(wire::ppsim_dev_set(kFamily, 7, s)) == request(want));
 	}

@@ -33,6 +33,7 @@ SimDevice port(std::uint32_t ifindex, std::uint32_t peer)
 	d.prefetch = SimPrefetch::AfterSync;
 	d.cache = SimCache::Lifo;
 	d.numa_rule = true;
+	d.frag = false;
 	d.irq_cpu = -1;
 	d.gen.running = false;
 	d.gen.rate = 0;
@@ -48,6 +49,7 @@ SimDevice busy()
 	d.rx = SimRx::Copy;
 	d.cache = SimCache::Fifo;
 	d.numa_rule = false;
+	d.frag = true;
 	d.irq_cpu = 2;
 	d.xdp_prog_id = 42;
 	d.gen.running = true;
@@ -72,13 +74,13 @@ TEST_CASE("ppctl sim list: one aligned line per device", "[render][sim]")
 	auto l = lines(sim_table(devs, {false, 200, false}));
 	REQUIRE(l.size() == 4);
 	CHECK(l[0] == "DEV     IFINDEX  PEER    QUEUES  RING  POOL    RX        SYNC     PREFETCH    "
-		      "CACHE  NUMA   IRQ  XDP  GEN  RATE  SENT  MISSED");
+		      "CACHE  NUMA  FRAG   IRQ  XDP  GEN  RATE  SENT  MISSED");
 	CHECK(l[1] == "ppsim0        5  ppsim1     4/4  1024  native  copy      precise  after-sync  "
-		      "fifo   off      2   42  on   2.0M  123M    1.2K");
+		      "fifo   off   on       2   42  on   2.0M  123M    1.2K");
 	CHECK(l[2] == "ppsim1        6  ppsim0     4/4  1024  ppkit   zerocopy  precise  after-sync  "
-		      "lifo   on    auto    -  off  line     0       0");
+		      "lifo   on    off   auto    -  off  line     0       0");
 	CHECK(l[3] == "#9            9  -            -     -  -       -         -        -           "
-		      "-      -        -    -  -       -     -       -");
+		      "-      -     -        -    -  -       -     -       -");
 	CHECK_THAT(sim_table(devs, {true, 200, false}), Catch::Contains("123456789"));
 
 	// 80 columns: the device, its pool and its generator stay.
@@ -93,7 +95,7 @@ TEST_CASE("ppctl sim set and gen: one line each", "[render][sim]")
 {
 	CHECK(sim_settings_line(busy()) ==
 	      "ppsim0: pool native, rx copy, sync precise, prefetch after-sync, cache fifo, "
-	      "numa-rule off, irq-cpu 2, ring 1024\n");
+	      "numa-rule off, frag on, irq-cpu 2, ring 1024\n");
 	CHECK(gen_line(busy(), false) ==
 	      "ppsim0: generator running, rate 2.0M, 60 bytes, ethertype 0x0800, dst-port 9, "
 	      "until stopped, last cpu; sent 123M, missed 1.2K\n");
@@ -118,7 +120,7 @@ TEST_CASE("JSON: ppsim device fields", "[render][json][sim]")
 	CHECK(keys(j) == std::set<std::string>{
 				 "ifindex", "ifname", "peer_ifindex", "peer_ifname", "rx_queues",
 				 "tx_queues", "ring_size", "pool", "rx", "sync", "prefetch", "cache",
-				 "numa_rule", "irq_cpu", "xdp_prog_id", "gen"});
+				 "numa_rule", "frag", "irq_cpu", "xdp_prog_id", "gen"});
 	CHECK(keys(j["gen"]) == std::set<std::string>{"running", "rate", "size", "ethertype",
 						      "dst_port", "count", "cpu", "sent",
 						      "missed"});

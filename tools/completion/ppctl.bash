@@ -14,7 +14,7 @@ _ppctl_takes_arg()
 	-s | --source | -d | --dev | -i | --interval | -c | --count | -n | \
 	--ring-size | --refill-batch | --since | --socket | --sort | \
 	--rx-queues | --tx-queues | --pool | --rx | --sync | --prefetch | \
-	--cache | --numa-rule | --irq-cpu | --rate | --size | --ethertype | \
+	--cache | --numa-rule | --frag | --irq-cpu | --rate | --size | --ethertype | \
 	--dst-port | --cpu | --mode | --prog)
 		return 0 ;;
 	esac
@@ -115,7 +115,7 @@ _ppctl()
 		_ppctl_reply -W 'after-sync before-sync'; return ;;
 	--cache)
 		_ppctl_reply -W 'lifo fifo'; return ;;
-	--numa-rule)
+	--numa-rule | --frag)
 		_ppctl_reply -W 'on off'; return ;;
 	--irq-cpu)
 		_ppctl_reply -W "auto $(_ppctl_cpus)"; return ;;
@@ -149,7 +149,7 @@ _ppctl()
 		history/*) opts+=' --since --socket' ;;
 		top/*) opts+=' -i --interval -n --count --sort --socket' ;;
 		sim/add/*) opts+=' --rx-queues --tx-queues --ring-size --pair' ;;
-		sim/set/*) opts+=' --pool --rx --sync --prefetch --cache --numa-rule --irq-cpu --ring-size' ;;
+		sim/set/*) opts+=' --pool --rx --sync --prefetch --cache --numa-rule --frag --irq-cpu --ring-size' ;;
 		sim/gen/start) opts+=' --rate --size --ethertype --dst-port --count --cpu' ;;
 		xdp/attach/*) opts+=' --mode --prog' ;;
 		xdp/detach/*) opts+=' --mode' ;;

@@ -45,6 +45,7 @@ const std::array<nla_policy, PPSIM_A_MAX + 1> &device_policy()
 		a[PPSIM_A_PREFETCH] = u32p;
 		a[PPSIM_A_CACHE] = u32p;
 		a[PPSIM_A_NUMA_RULE] = u8p;
+		a[PPSIM_A_FRAG] = u8p;
 		a[PPSIM_A_IRQ_CPU] = s32p;
 		a[PPSIM_A_PAIR].type = NLA_FLAG;
 		a[PPSIM_A_XDP_PROG_ID] = u32p;
@@ -162,6 +163,8 @@ nl::MsgPtr ppsim_dev_set(int family, std::uint32_t ifindex, const SimSettings &s
 	put_enum(msg.get(), PPSIM_A_CACHE, s.cache);
 	if (s.numa_rule)
 		nl::put_u8(msg.get(), PPSIM_A_NUMA_RULE, *s.numa_rule ? 1 : 0);
+	if (s.frag)
+		nl::put_u8(msg.get(), PPSIM_A_FRAG, *s.frag ? 1 : 0);
 	if (s.irq_cpu)
 		nl::put_s32(msg.get(), PPSIM_A_IRQ_CPU, *s.irq_cpu);
 	return msg;
@@ -219,6 +222,7 @@ SimDevice ppsim_parse_device(nl_msg *msg)
 	d.prefetch = opt_enum<SimPrefetch>(tb[PPSIM_A_PREFETCH]);
 	d.cache = opt_enum<SimCache>(tb[PPSIM_A_CACHE]);
 	d.numa_rule = opt_bool(tb[PPSIM_A_NUMA_RULE]);
+	d.frag = opt_bool(tb[PPSIM_A_FRAG]);
 	d.irq_cpu = opt_s32(tb[PPSIM_A_IRQ_CPU]);
 	d.xdp_prog_id = opt_id(tb[PPSIM_A_XDP_PROG_ID]);
 	d.gen.running = opt_bool(tb[PPSIM_A_GEN_RUNNING]);

@@ -151,7 +151,7 @@ CLI::Validator prog_check()
 struct SimXdpCli {
 	CLI::App *sim, *sim_list, *sim_add, *sim_del, *sim_set, *gen, *gen_start, *gen_stop;
 	CLI::App *xdp, *xdp_attach, *xdp_detach, *xdp_status;
-	std::string pool, rx, sync, prefetch, cache, numa, irq_cpu, mode = "native", ethertype,
+	std::string pool, rx, sync, prefetch, cache, numa, frag, irq_cpu, mode = "native", ethertype,
 		gen_cpu;
 	CLI::Option *set_ring = nullptr, *gen_rate = nullptr, *gen_size = nullptr,
 		    *gen_port = nullptr, *gen_count = nullptr;
@@ -207,6 +207,10 @@ void add_sim(CLI::App &app, Options &o, SimXdpCli &c)
 		->type_name("ORDER");
 	c.sim_set->add_option("--numa-rule", c.numa, "on: far-node pages are released")
 		->check(one_of("numa rule", {"on", "off"}))
+		->type_name("on|off");
+	c.sim_set->add_option("--frag", c.frag,
+			      "on: RX buffers are fragments of pool pages (pool ppkit)")
+		->check(one_of("frag", {"on", "off"}))
 		->type_name("on|off");
 	c.sim_set->add_option("--irq-cpu", c.irq_cpu, "queue 0's interrupt CPU (queue q: +q); auto: CPU q")
 		->check(cpu_check("irq cpu", "auto"))
@@ -293,13 +297,15 @@ Parsed parse_sim_xdp(Options &o, const SimXdpCli &c, Usage usage)
 				st.cache = ppkit::sim_from_string<ppkit::SimCache>(c.cache);
 			if (!c.numa.empty())
 				st.numa_rule = ppkit::on_off_from_string(c.numa);
+			if (!c.frag.empty())
+				st.frag = ppkit::on_off_from_string(c.frag);
 			if (!c.irq_cpu.empty())
 				st.irq_cpu = cpu_value(c.irq_cpu, "auto");
 			if (c.set_ring->count())
 				st.ring_size = c.ring;
 			if (st.empty())
 				return usage("sim set: give at least one of --pool, --rx, --sync, --prefetch, "
-					     "--cache, --numa-rule, --irq-cpu, --ring-size");
+					     "--cache, --numa-rule, --frag, --irq-cpu, --ring-size");
 		} else if (c.gen_start->parsed()) {
 			o.command = Command::SimGenStart;
 			if (c.gen_rate->count())

@@ -83,7 +83,8 @@ std::string sim_table(const std::vector<SimDevice> &devs, const RenderOptions &o
 		{"DEV", false, 0},	{"IFINDEX", true, 7},  {"PEER", false, 2},
 		{"QUEUES", true, 4},	{"RING", true, 4},     {"POOL", false, 0},
 		{"RX", false, 1},	{"SYNC", false, 3},    {"PREFETCH", false, 5},
-		{"CACHE", false, 3},	{"NUMA", false, 5},    {"IRQ", true, 6},
+		{"CACHE", false, 3},	{"NUMA", false, 5},    {"FRAG", false, 5},
+		{"IRQ", true, 6},
 		{"XDP", true, 2},	{"GEN", false, 0},     {"RATE", true, 4},
 		{"SENT", true, 1},	{"MISSED", true, 1},
 	});
@@ -91,7 +92,7 @@ std::string sim_table(const std::vector<SimDevice> &devs, const RenderOptions &o
 		t.add({dev_name(d), std::to_string(d.ifindex), peer_cell(d), queues_cell(d),
 		       num(d.ring_size), name_cell(d.pool), name_cell(d.rx), name_cell(d.sync),
 		       name_cell(d.prefetch), name_cell(d.cache), on_off_cell(d.numa_rule),
-		       irq_cell(d.irq_cpu), d.xdp_prog_id ? std::to_string(*d.xdp_prog_id) : "-",
+		       on_off_cell(d.frag), irq_cell(d.irq_cpu), d.xdp_prog_id ? std::to_string(*d.xdp_prog_id) : "-",
 		       on_off_cell(d.gen.running), rate_cell(d.gen.rate, o.raw),
 		       count(d.gen.sent, o.raw), count(d.gen.missed, o.raw)});
 	return t.render(o.width);
@@ -100,10 +101,10 @@ std::string sim_table(const std::vector<SimDevice> &devs, const RenderOptions &o
 std::string sim_settings_line(const SimDevice &d)
 {
 	return fmt::format("{}: pool {}, rx {}, sync {}, prefetch {}, cache {}, numa-rule {}, "
-			   "irq-cpu {}, ring {}\n",
+			   "frag {}, irq-cpu {}, ring {}\n",
 			   dev_name(d), name_cell(d.pool), name_cell(d.rx), name_cell(d.sync),
 			   name_cell(d.prefetch), name_cell(d.cache), on_off_cell(d.numa_rule),
-			   irq_cell(d.irq_cpu), num(d.ring_size));
+			   on_off_cell(d.frag), irq_cell(d.irq_cpu), num(d.ring_size));
 }
 
 std::string gen_line(const SimDevice &d, bool raw)
@@ -161,6 +162,7 @@ json sim_device_json(const SimDevice &d)
 		{"prefetch", opt_name(d.prefetch)},
 		{"cache", opt_name(d.cache)},
 		{"numa_rule", opt(d.numa_rule)},
+		{"frag", opt(d.frag)},
 		{"irq_cpu", opt(d.irq_cpu)},
 		{"xdp_prog_id", opt(d.xdp_prog_id)},
 		{"gen",

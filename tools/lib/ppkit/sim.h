@@ -79,6 +79,7 @@ struct SimDevice {
 	std::optional<SimPrefetch> prefetch;
 	std::optional<SimCache> cache;
 	std::optional<bool> numa_rule;
+	std::optional<bool> frag;		// buffers are fragments of pool pages
 	std::optional<std::int32_t> irq_cpu;	// queue 0's CPU (queue q: +q); -1: CPU q
 	std::optional<std::uint32_t> xdp_prog_id;
 	SimGen gen;
@@ -100,13 +101,14 @@ struct SimSettings {
 	std::optional<SimPrefetch> prefetch;
 	std::optional<SimCache> cache;
 	std::optional<bool> numa_rule;
+	std::optional<bool> frag;
 	std::optional<std::int32_t> irq_cpu;
 	std::optional<std::uint32_t> ring_size;
 
 	bool empty() const
 	{
-		return !pool && !rx && !sync && !prefetch && !cache && !numa_rule && !irq_cpu &&
-		       !ring_size;
+		return !pool && !rx && !sync && !prefetch && !cache && !numa_rule && !frag &&
+		       !irq_cpu && !ring_size;
 	}
 };
 

@@ -70,6 +70,7 @@ enum {
 	PPSIM_A_GEN_SENT,	/* u64, replies only: frames written into RX rings */
 	PPSIM_A_GEN_MISSED,	/* u64, replies only: frames that found no descriptor */
 	PPSIM_A_PAD,
+	PPSIM_A_FRAG,		/* u8, 1: RX buffers are fragments of pool pages (pool ppkit) */
 
 	__PPSIM_A_MAX,
 	PPSIM_A_MAX = __PPSIM_A_MAX - 1
