@@ -23,6 +23,7 @@ tcp-rx-pool     | --smp 2 --mem 2048                         | scripts/regress/t
 sync            | --smp 2 --append swiotlb=force             | scripts/regress/sync
 rfc2544         | --smp 2                                    | scripts/regress/rfc2544
 numa            | --smp 2 --numa 2                           | scripts/regress/numa
+frag            | --smp 2                                    | scripts/regress/frag
 "
 want=" $* "
 failed=()
