@@ -196,6 +196,11 @@ TEST_CASE("JSON: list and stats documents", "[render][json]")
 	const json &p = s["pools"][0];
 	CHECK(p["id"] == 1);
 	CHECK(p["counters"].size() == 30);
+	ppkit::Stats plain = busy(1).stats;
+	plain.present.reset(ppkit::index(Counter::FragsServed));
+	plain.present.reset(ppkit::index(Counter::FragsLent));
+	plain.present.reset(ppkit::index(Counter::FragPagesUnlent));
+	CHECK(counters_json(plain).size() == 27);	// no fragments: no such keys
 	CHECK(p["counters"]["pages_from_cache"] == 8000);
 	CHECK(p["gauges"].size() == 5);
 	CHECK(p["gauges"]["inflight"] == 8);

@@ -299,7 +299,8 @@ const std::vector<std::size_t> &gauge_order()
 }
 
 // The counters of @order by name; one a source does not report is null,
-// and so is every counter of a window that was reset.
+// and so is every counter of a window that was reset.  The fragment
+// counters are there only when the pool reports them.
 template <typename S>
 void counter_object(JsonWriter &w, const S &s, const std::vector<std::size_t> &order,
 		    bool null_all = false)
@@ -307,6 +308,8 @@ void counter_object(JsonWriter &w, const S &s, const std::vector<std::size_t> &o
 	w.begin_object();
 	for (std::size_t i : order) {
 		auto c = static_cast<Counter>(i);
+		if (ppkit::is_frag_counter(c) && !s.has(c))
+			continue;
 		w.key(name(c));
 		if (!null_all && s.has(c))
 			w.value(s.get(c));

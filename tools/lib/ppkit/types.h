@@ -70,6 +70,8 @@ inline constexpr Counter kLastGauge = Counter::LentPages;
 constexpr std::size_t index(Counter c) { return static_cast<std::size_t>(c); }
 constexpr bool is_gauge(Counter c) { return c >= kFirstGauge && c <= kLastGauge; }
 constexpr bool is_gauge(std::size_t i) { return is_gauge(static_cast<Counter>(i)); }
+// Reported by pools that cut pages into fragments only.
+constexpr bool is_frag_counter(Counter c) { return c > kLastGauge; }
 // "alloc_fast", ... "lent_pages": the names every ppkit interface uses.
 std::string_view name(Counter c);
 std::optional<Counter> counter_by_name(std::string_view name);
