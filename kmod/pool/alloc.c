@@ -265,14 +265,21 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 	}
 }
 
+/* The direct-return count in the cache's top word is about to overflow. */
+noinline void ppb_cache_fold_overflow(struct ppb_pool *pool)
+{
+	ppb_books_begin(pool);
+	ppb_cache_fold_pushes(pool);
+	ppb_books_end(pool);
+}
+
+/* The refill's mark follows at the next push (ppb_top_seg). */
 static inline struct page *ppb_cache_pop(struct ppb_pool *pool)
 {
-	u64 top = pool->cache.top;
-	u32 n = ppb_top_count(top) - 1;
+	u64 top = pool->cache.top - 1;
 
-	/* Below what is left of the last refill: it shrinks with us. */
-	pool->cache.top = n < ppb_top_seg(top) ? ppb_top(top, n, n) : top - 1;
-	return pool->cache.pages[n];
+	pool->cache.top = top;
+	return pool->cache.pages[ppb_top_count(top)];
 }
 
 /* The last refill is over: add what it served to the running totals. */

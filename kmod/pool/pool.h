@@ -80,8 +80,7 @@ enum ppb_cctr {
 	PPB_C_RECLAIM_FAR_NODE,
 	PPB_C_RECLAIM_RELEASED,		/* ... released: pool destroyed or ring full */
 	PPB_C_ORPHANED,
-	PPB_C_SYNC,			/* syncs of direct returns (PPB_P_SYNC: the rest) */
-	PPB_C_SYNC_BYTES,
+	PPB_C_SYNC_BYTES,		/* of direct returns (PPB_P_SYNC_BYTES: the rest) */
 	PPB_C_LENT_TWICE,		/* second lends refused */
 	PPB_C_FRAGS,			/* fragments served */
 	PPB_C_FRAGS_LENT,
@@ -89,9 +88,8 @@ enum ppb_cctr {
 	PPB_C_NR
 };
 
-/* Each driver return bumps exactly one of the first six. */
+/* Each driver return bumps ring_produced or exactly one of the first five. */
 enum ppb_pctr {
-	PPB_P_RING,
 	PPB_P_RING_FULL,
 	PPB_P_REFCNT,
 	PPB_P_PFMEMALLOC,
@@ -170,11 +168,17 @@ struct ppb_pool {
 	struct ppb_params p;
 	int nid;			/* effective node, updated by ppb_update_nid */
 	u8 put_checks;			/* PPB_PC_*: what a return must look at */
+	bool destroyed;
 	bool ring_resizing;		/* refills take the consumer lock (pool-set) */
 	u32 refill_batch;		/* pages per cache refill, set by pool-set */
 	unsigned int page_bytes;	/* PAGE_SIZE << order */
-	bool destroyed;
-	struct ppb_pcpu_stats __percpu *stats;
+	/*
+	 * Driver returns into the ring, counted under producer_lock, in a line
+	 * of their own with the per-CPU counters' pointer: nothing the
+	 * allocating context reads on its fast path.
+	 */
+	struct ppb_pcpu_stats __percpu *stats ____cacheline_aligned_in_smp;
+	u64 ring_produced;
 
 	/* Producer side: any context returns pages through the ring. */
 	struct ptr_ring ring ____cacheline_aligned_in_smp;
@@ -222,9 +226,14 @@ static inline u32 ppb_top_count(u64 top)
 	return top & 0xff;
 }
 
+/*
+ * Entries of the last refill still in the cache.  The stored mark is
+ * lowered lazily: pops leave it alone, the next push (ppb_cache_push)
+ * settles it, so between two pushes the running minimum is the count.
+ */
 static inline u32 ppb_top_seg(u64 top)
 {
-	return (top >> 8) & 0xff;
+	return min(ppb_top_count(top), (u32)(top >> 8) & 0xff);
 }
 
 static inline u64 ppb_top_pushes(u64 top)
@@ -279,22 +288,24 @@ static inline void ppb_books_end(struct ppb_pool *pool)
 	local_bh_enable();
 }
 
+void ppb_cache_fold_overflow(struct ppb_pool *pool);
+
 /*
  * A direct return from the allocating context into a cache with room:
- * counted in the same store.
+ * counted in the same store, which also settles the refill's mark.
  */
 static inline void ppb_cache_push(struct ppb_pool *pool, struct page *page)
 {
 	u64 top = pool->cache.top;
+	u32 n = ppb_top_count(top);
 
-	pool->cache.pages[ppb_top_count(top)] = page;
+	if (unlikely(n < ((top >> 8) & 0xff)))
+		top = ppb_top(top, n, n);
+	pool->cache.pages[n] = page;
 	pool->cache.top = top + PPB_TOP_PUSH + 1;
 	/* 2^47 returns without a refill: fold before the field overflows. */
-	if (unlikely(top >> 63)) {
-		ppb_books_begin(pool);
-		ppb_cache_fold_pushes(pool);
-		ppb_books_end(pool);
-	}
+	if (unlikely(top >> 63))
+		ppb_cache_fold_overflow(pool);
 }
 
 /*
@@ -312,13 +323,14 @@ static inline unsigned int __ppb_sync_for_device(struct ppb_pool *pool, struct p
 }
 
 /*
- * The sync for the device of a direct return, counted by the allocating
- * context (ppb_sync_for_device() counts the others' per CPU).
+ * The sync for the device of a direct return into the cache, its bytes
+ * counted by the allocating context (ppb_sync_for_device() counts the
+ * others' per CPU).  In a pool that syncs, every page pushed into the
+ * cache was synced: the statistics count them from the pushes.
  */
 static inline void ppb_sync_direct(struct ppb_pool *pool, struct page *page,
 				   unsigned int dma_sync_size)
 {
-	ppb_cinc(pool, PPB_C_SYNC);
 	ppb_cadd(pool, PPB_C_SYNC_BYTES, __ppb_sync_for_device(pool, page, dma_sync_size));
 }
 

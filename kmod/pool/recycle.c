@@ -7,29 +7,22 @@
 #include "pool.h"
 
 /*
- * Into the ring, from any context, counted as @ctr (PPB_P_NR: by the
- * caller, the allocating context).  Runs with BHs off, which is an RCU
+ * Into the ring, from any context.  Runs with BHs off, which is an RCU
  * read-side section: once ppb_pool_destroy() has set 'destroyed' and waited
- * for a grace period, nothing enters the ring or touches the pool's
- * per-CPU counters again, and the pool can be drained and freed.  The
- * count is taken inside the section for that reason: a page in the ring
- * no longer keeps the pool alive.  The same section keeps a softirq
- * consumer on this CPU from spinning on the producer lock we hold.
- * pp_race's race_put_during_destroy attacks this.
+ * for a grace period, nothing enters the ring again, and the pool can be
+ * drained and freed.  The same section keeps a softirq consumer on this CPU
+ * from spinning on the producer lock we hold.  pp_race's
+ * race_put_during_destroy attacks this.
  */
-static __always_inline bool ppb_ring_produce(struct ppb_pool *pool, struct page *page,
-					     enum ppb_pctr ctr)
+static bool ppb_ring_produce(struct ppb_pool *pool, struct page *page)
 {
 	bool bh = !in_softirq();
 	bool ok = false;
 
 	if (bh)
 		local_bh_disable();
-	if (likely(!READ_ONCE(pool->destroyed))) {
+	if (likely(!READ_ONCE(pool->destroyed)))
 		ok = ptr_ring_produce(&pool->ring, page) == 0;
-		if (ok && ctr != PPB_P_NR)
-			ppb_pinc(pool, ctr);
-	}
 	if (bh)
 		local_bh_enable();
 	return ok;
@@ -43,13 +36,50 @@ static noinline void ppb_put_release(struct ppb_pool *pool, struct page *page,
 	ppb_release_page(pool, page);
 }
 
-/* Into the ring, or released if it is full or the pool destroyed. */
+/*
+ * A driver's return into the ring, counted under the producer lock; false
+ * if the ring is full.  The caller holds the lock with BHs off and has seen
+ * the pool not destroyed since it turned them off (the same RCU section as
+ * in ppb_ring_produce()).
+ */
+static __always_inline bool ppb_ring_put(struct ppb_pool *pool, struct page *page)
+{
+	if (unlikely(__ptr_ring_produce(&pool->ring, page)))
+		return false;
+	pool->ring_produced++;
+	return true;
+}
+
+/* From a softirq that read put_checks clear of PPB_PC_DESTROYED. */
+static noinline notrace void ppb_put_ring_softirq(struct ppb_pool *pool, struct page *page)
+{
+	spinlock_t *lock = &pool->ring.producer_lock;
+
+	spin_lock(lock);
+	if (likely(ppb_ring_put(pool, page))) {
+		spin_unlock(lock);
+		return;
+	}
+	spin_unlock(lock);
+	ppb_put_release(pool, page, PPB_P_RING_FULL);
+}
+
+/* From any context: into the ring, or released if it is full or the pool destroyed. */
 static noinline void ppb_put_ring(struct ppb_pool *pool, struct page *page)
 {
-	if (likely(ppb_ring_produce(pool, page, PPB_P_RING)))
-		return;
-	ppb_put_release(pool, page, READ_ONCE(pool->destroyed) ? PPB_P_DESTROYED :
-								   PPB_P_RING_FULL);
+	spinlock_t *lock = &pool->ring.producer_lock;
+	enum ppb_pctr why = PPB_P_DESTROYED;
+
+	spin_lock_bh(lock);
+	if (likely(!READ_ONCE(pool->destroyed))) {
+		if (likely(ppb_ring_put(pool, page))) {
+			spin_unlock_bh(lock);
+			return;
+		}
+		why = PPB_P_RING_FULL;
+	}
+	spin_unlock_bh(lock);
+	ppb_put_release(pool, page, why);
 }
 
 /*
@@ -90,8 +120,8 @@ static noinline void ppb_put_checked(struct ppb_pool *pool, struct page *page,
 }
 
 /* XDP_DROP's return: a sync for the device, then the cache, which has room. */
-static noinline void ppb_put_direct_sync(struct ppb_pool *pool, struct page *page,
-					 unsigned int dma_sync_size)
+static __always_inline void ppb_put_direct_sync(struct ppb_pool *pool, struct page *page,
+						unsigned int dma_sync_size)
 {
 	ppb_sync_direct(pool, page, dma_sync_size);
 	ppb_cache_push(pool, page);
@@ -100,7 +130,8 @@ static noinline void ppb_put_direct_sync(struct ppb_pool *pool, struct page *pag
 /*
  * Each return reads the page's refcount and pfmemalloc bit once.  The
  * common case, a direct return to a pool with nothing to check, makes no
- * call and touches no stack (a leaf: the micro-benchmark's fast case).
+ * call (the micro-benchmark's fast case).  @checks: the pool's put_checks
+ * but PPB_PC_FRAG, the fragments being dealt with.
  */
 static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *page,
 					  unsigned int dma_sync_size, bool allow_direct,
@@ -116,19 +147,27 @@ static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *pa
 		ppb_put_release(pool, page, PPB_P_PFMEMALLOC);
 		return;
 	}
-	allow_direct = allow_direct && in_softirq();
-	if (likely(allow_direct)) {
-		if (likely(!(checks & ~(PPB_PC_SYNC | PPB_PC_FRAG)) &&
-			   ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
-			if (likely(!(checks & PPB_PC_SYNC)))
-				ppb_cache_push(pool, page);
-			else
-				ppb_put_direct_sync(pool, page, dma_sync_size);
+	/* In a softirq, @checks was read with BHs off: an RCU section. */
+	if (likely(in_softirq())) {
+		if (likely(allow_direct)) {
+			if (likely(!(checks & ~PPB_PC_SYNC) &&
+				   ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
+				if (likely(!checks))
+					ppb_cache_push(pool, page);
+				else
+					ppb_put_direct_sync(pool, page, dma_sync_size);
+				return;
+			}
+		} else if (likely(!checks)) {
+			ppb_put_ring_softirq(pool, page);
 			return;
 		}
-	} else if (likely(!(checks & ~PPB_PC_FRAG))) {
-		ppb_put_ring(pool, page);
-		return;
+	} else {
+		allow_direct = false;
+		if (likely(!checks)) {
+			ppb_put_ring(pool, page);
+			return;
+		}
 	}
 	ppb_put_checked(pool, page, dma_sync_size, allow_direct);
 }
@@ -137,7 +176,32 @@ static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *pa
 void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_sync_size,
 		    bool allow_direct)
 {
-	ppb_put_whole(pool, page, dma_sync_size, allow_direct, READ_ONCE(pool->put_checks));
+	ppb_put_whole(pool, page, dma_sync_size, allow_direct,
+		      READ_ONCE(pool->put_checks) & ~PPB_PC_FRAG);
+}
+
+/*
+ * A return to a pool with something to check: a fragment (the page goes
+ * back with the last one out), the sync for the device, the node, a
+ * destroyed pool.
+ */
+static noinline void ppb_put_page_checks(struct ppb_pool *pool, struct page *page,
+					 unsigned int dma_sync_size, bool allow_direct,
+					 u8 checks)
+{
+	if (checks & PPB_PC_FRAG) {
+		if (atomic_long_dec_return(ppb_frag_cnt(page)))
+			return;
+		dma_sync_size = -1;
+	}
+	ppb_put_whole(pool, page, dma_sync_size, allow_direct, checks & ~PPB_PC_FRAG);
+}
+
+/* A return to a pool that syncs for the device and has nothing else to check. */
+static noinline notrace void ppb_put_page_sync(struct ppb_pool *pool, struct page *page,
+					       unsigned int dma_sync_size, bool allow_direct)
+{
+	ppb_put_whole(pool, page, dma_sync_size, allow_direct, PPB_PC_SYNC);
 }
 
 void ppb_put_page(struct ppb_pool *pool, struct page *page,
@@ -145,12 +209,12 @@ void ppb_put_page(struct ppb_pool *pool, struct page *page,
 {
 	u8 checks = READ_ONCE(pool->put_checks);
 
-	if (unlikely(checks & PPB_PC_FRAG)) {
-		if (atomic_long_dec_return(ppb_frag_cnt(page)))
-			return;
-		dma_sync_size = -1;
-	}
-	ppb_put_whole(pool, page, dma_sync_size, allow_direct, checks);
+	if (likely(!checks))
+		ppb_put_whole(pool, page, dma_sync_size, allow_direct, 0);
+	else if (checks == PPB_PC_SYNC)
+		ppb_put_page_sync(pool, page, dma_sync_size, allow_direct);
+	else
+		ppb_put_page_checks(pool, page, dma_sync_size, allow_direct, checks);
 }
 EXPORT_SYMBOL_GPL(ppb_put_page);
 
@@ -177,7 +241,7 @@ void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill
 			ppb_cinc(pool, PPB_C_RECLAIM_CACHED);
 			return;
 		}
-		if (ppb_ring_produce(pool, page, PPB_P_NR)) {
+		if (ppb_ring_produce(pool, page)) {
 			ppb_cinc(pool, PPB_C_RECLAIM_RING);
 			return;
 		}

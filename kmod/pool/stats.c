@@ -60,7 +60,7 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	u64 p[PPB_P_NR] = { 0 }, c[PPB_C_NR];
 	struct ppb_cache cache;
 	u64 *o = st->c;
-	u64 served, returned, hold, stock;
+	u64 served, returned, hold, stock, ring;
 	u32 stack, other, n;
 	unsigned int seq;
 	int cpu, i;
@@ -71,6 +71,7 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 		for (i = 0; i < PPB_P_NR; i++)
 			p[i] += READ_ONCE(s->c[i]);
 	}
+	ring = READ_ONCE(pool->ring_produced);
 	do {
 		seq = read_seqcount_begin(&pool->seq);
 		cache.top = READ_ONCE(pool->cache.top);
@@ -109,12 +110,12 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	o[PPB_STAT_ALLOC_WAIVE] = c[PPB_C_WAIVE];
 	o[PPB_STAT_RECYCLE_CACHED] = c[PPB_C_DIRECT_CACHED] + c[PPB_C_RECLAIM_CACHED];
 	o[PPB_STAT_RECYCLE_CACHE_FULL] = c[PPB_C_CACHE_FULL];
-	o[PPB_STAT_RECYCLE_RING] = p[PPB_P_RING] + c[PPB_C_RECLAIM_RING];
+	o[PPB_STAT_RECYCLE_RING] = ring + c[PPB_C_RECLAIM_RING];
 	o[PPB_STAT_RECYCLE_RING_FULL] = p[PPB_P_RING_FULL];
 	o[PPB_STAT_RECYCLE_RELEASED_REFCNT] = p[PPB_P_REFCNT];
 	o[PPB_STAT_PAGES_ALLOCATED] = c[PPB_C_ALLOCATED];
 	o[PPB_STAT_PAGES_RELEASED] = p[PPB_P_RELEASED];
-	returned = c[PPB_C_DIRECT_CACHED] + p[PPB_P_RING] + p[PPB_P_RING_FULL] +
+	returned = c[PPB_C_DIRECT_CACHED] + ring + p[PPB_P_RING_FULL] +
 		   p[PPB_P_REFCNT] + p[PPB_P_PFMEMALLOC] + p[PPB_P_FAR_NODE] +
 		   p[PPB_P_DESTROYED];
 	o[PPB_STAT_PAGES_RETURNED] = returned;
@@ -128,7 +129,9 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	o[PPB_STAT_RELEASED_DESTROYED] = p[PPB_P_DESTROYED];
 	/* Taken out by refills and flushes, or dropped by a pool-set shrink. */
 	o[PPB_STAT_RING_CONSUMED] = c[PPB_C_RING_CONSUMED] + p[PPB_P_RESIZE_DROPPED];
-	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC] + c[PPB_C_SYNC];
+	/* every page pushed into a syncing pool's cache was synced */
+	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC] +
+		(pool->p.flags & PPB_FLAG_DMA_SYNC_DEV ? c[PPB_C_DIRECT_CACHED] : 0);
 	o[PPB_STAT_SYNC_FOR_DEVICE_BYTES] = p[PPB_P_SYNC_BYTES] + c[PPB_C_SYNC_BYTES];
 
 	st->cache_pages = n;

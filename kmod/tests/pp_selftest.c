@@ -532,6 +532,47 @@ static void test_sync_max_len(void)
 	ppb_pool_destroy(pool);
 }
 
+struct st_sync_direct {
+	struct ppb_pool *pool;
+	u64 calls, bytes;
+};
+
+static void st_sync_direct_fn(void *arg)
+{
+	static const unsigned int len[] = { 100, 200, -1, 64 };
+	struct st_sync_direct *d = arg;
+	struct page *pages[ARRAY_SIZE(len)];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(len); i++)
+		pages[i] = ppb_dev_alloc_pages(d->pool);
+	d->calls = st_stat(d->pool, PPB_STAT_SYNC_FOR_DEVICE);
+	d->bytes = st_stat(d->pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES);
+	for (i = 0; i < ARRAY_SIZE(len); i++)
+		ppb_put_page(d->pool, pages[i], len[i], true);
+}
+
+/* Direct returns are synced (what the device may have written) and counted. */
+static void test_sync_direct(void)
+{
+	struct ppb_params p = st_params();
+	struct st_sync_direct d;
+
+	p.flags |= PPB_FLAG_DMA_SYNC_DEV;
+	p.max_len = 1536;
+	d.pool = st_create(&p);
+	if (!d.pool)
+		return;
+	st_in_softirq(st_sync_direct_fn, &d);
+	EXPECT(st_stat(d.pool, PPB_STAT_RECYCLE_CACHED) == 4, "4 direct recycles");
+	EXPECT(st_stat(d.pool, PPB_STAT_SYNC_FOR_DEVICE) - d.calls == 4, "4 syncs, got %llu",
+	       st_stat(d.pool, PPB_STAT_SYNC_FOR_DEVICE) - d.calls);
+	EXPECT(st_stat(d.pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - d.bytes == 100 + 200 + 1536 + 64,
+	       "%llu bytes", st_stat(d.pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - d.bytes);
+	st_consistent(d.pool, 0);
+	ppb_pool_destroy(d.pool);
+}
+
 struct st_map {
 	struct ppb_pool *pool;
 	dma_addr_t first;
@@ -1312,6 +1353,7 @@ static const struct ktap_case st_cases[] = {
 	{ "numa_update_nid_ring_waive", test_update_nid_ring_waive },
 	{ "numa_reclaim_far_node_no_node", test_reclaim_far_node_no_node },
 	{ "dma_sync_max_len", test_sync_max_len },
+	{ "dma_sync_direct", test_sync_direct },
 	{ "dma_mapped_once", test_dma_mapped_once },
 	{ "stack_reclaim", test_stack_reclaim },
 	{ "stack_orphan_held_skb", test_stack_orphan },
