@@ -981,7 +981,8 @@ static int __init pp_bench_init(void)
 	if (err)
 		return err;
 	pr_info("start loops=%u runs=%u cpus=%d,%d pool_size=%u\n",
-		loops, runs, b->cpu[0], b->cpu[1], BENCH_POOL_SIZE);
+		loops, runs, b->cpu[0], bench_runs(b, T_CROSS) ? b->cpu[1] : -1,
+		BENCH_POOL_SIZE);
 	if (!PPB_HAVE_SKB_RECYCLE)
 		pr_info("note: test=stack impl=native does not recycle here: this kernel's page_pool cannot take pages back from skbs (5.14), each page leaves the pool and is freed\n");
 	err = bench_all(b);
