@@ -199,6 +199,7 @@ test-drivers:
 # KVER=5.10|6.12: the same in a guest booting that line of the kernel matrix
 bench: modules tools
 	LAB_KERNEL=$(or $(KLINE),debian) scripts/bench/pool-bench.sh
+	LAB_KERNEL=$(or $(KLINE),debian) ICOUNT=1 scripts/bench/pool-bench.sh
 	LAB_KERNEL=$(or $(KLINE),debian) scripts/bench/ppctld-cpu.sh
 	LAB_KERNEL=$(or $(KLINE),debian) scripts/bench/ppctl-cost.sh
 	LAB_KERNEL=$(or $(KLINE),debian) scripts/lab/run --smp 2 -- tests/lab/ppctl-e2e.sh

@@ -129,48 +129,15 @@ u32 ppb_pool_id(const struct ppb_pool *pool)
 }
 EXPORT_SYMBOL_GPL(ppb_pool_id);
 
-/* The sync for the device from any context: counted per CPU. */
-void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len)
-{
-	ppb_pinc(pool, PPB_P_SYNC);
-	ppb_padd(pool, PPB_P_SYNC_BYTES, __ppb_sync_for_device(pool, page, len));
-}
-
-static bool ppb_page_set_dma(struct page *page, dma_addr_t dma)
-{
-	if (sizeof(dma_addr_t) > sizeof(unsigned long)) {
-		if (dma >> PAGE_SHIFT > ULONG_MAX || offset_in_page(dma))
-			return false;
-		set_page_private(page, dma >> PAGE_SHIFT);
-	} else {
-		set_page_private(page, dma);
-	}
-	return true;
-}
-
 /*
- * A fresh page enters the pool: mapped once, here, for all of its lives in
- * the pool, and biased so that the stack's references can be told apart.
+ * A fresh page enters the pool: mapped once (ppb_page_map) for all of its
+ * lives in the pool, and biased so that the stack's references can be
+ * told apart.
  */
 static bool ppb_page_enter(struct ppb_pool *pool, struct page *page)
 {
-	if (pool->p.flags & PPB_FLAG_DMA_MAP) {
-		dma_addr_t dma = dma_map_page_attrs(pool->p.dev, page, 0, pool->page_bytes,
-						    pool->p.dma_dir,
-						    DMA_ATTR_SKIP_CPU_SYNC |
-						    DMA_ATTR_WEAK_ORDERING);
-
-		if (dma_mapping_error(pool->p.dev, dma))
-			return false;
-		if (!ppb_page_set_dma(page, dma)) {
-			dma_unmap_page_attrs(pool->p.dev, dma, pool->page_bytes,
-					     pool->p.dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
-			return false;
-		}
-		/* A fresh page may hold anything the device must not see stale. */
-		if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV)
-			ppb_sync_for_device(pool, page, pool->p.max_len);
-	}
+	if (!ppb_page_map(pool, page))
+		return false;
 	page_ref_add(page, PPB_BIAS - 1);
 	pool->cache.fill_new++;		/* into hold_cnt when the refill is published */
 	return true;

@@ -357,9 +357,12 @@ static inline bool ppb_stack_done(const struct ppb_pool *pool, struct page *page
 	       (pool->p.flags & PPB_FLAG_PAGE_FRAG ? PPB_BIAS : PPB_BIAS - 1);
 }
 
+/* dma.c */
+bool ppb_page_map(struct ppb_pool *pool, struct page *page);
+void ppb_page_unmap(struct ppb_pool *pool, struct page *page);
+void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len);
 /* alloc.c */
 void ppb_frag_page_done(struct ppb_pool *pool);
-void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len);
 void ppb_cache_flush(struct ppb_pool *pool, bool waive);
 /* recycle.c */
 void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_sync_size,
@@ -368,7 +371,6 @@ void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill
 int __ppb_pool_set_ring(struct ppb_pool *pool, u32 size);
 /* release.c */
 void ppb_release_retry(struct work_struct *work);
-void ppb_page_unmap(struct ppb_pool *pool, struct page *page);
 void ppb_release_page(struct ppb_pool *pool, struct page *page);
 void ppb_drop_pool_refs(struct ppb_pool *pool, struct page *page, unsigned int refs);
 u64 ppb_pages_outstanding(struct ppb_pool *pool);

@@ -8,21 +8,6 @@
 #include "pool.h"
 
 /*
- * Unmap a page the pool mapped, once: a page lent to the stack is unmapped
- * at destroy and marked so (ppb_unmap_lent), and not again when it leaves.
- * Unmapped without a CPU sync: whatever the stack reads was synced when it
- * was handed over, and a bounce copy now could overwrite what it has changed.
- */
-void ppb_page_unmap(struct ppb_pool *pool, struct page *page)
-{
-	if (!(pool->p.flags & PPB_FLAG_DMA_MAP) || page->index == PPB_PAGE_UNMAPPED)
-		return;
-	dma_unmap_page_attrs(pool->p.dev, ppb_get_dma_addr(page), pool->page_bytes,
-			     pool->p.dma_dir, DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
-	page->index = PPB_PAGE_UNMAPPED;
-}
-
-/*
  * @page leaves the pool, which holds @refs references on it.  The release
  * counter is the last thing touched: once it matches hold_cnt the pool may
  * be freed under us.
