@@ -468,8 +468,8 @@ int main(int argc, const char *const *argv)
 	mallopt(M_MMAP_THRESHOLD, 16 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	// One arena: each civetweb thread serving a scrape would otherwise
-	// keep an arena of its own as large as the biggest exposition it
-	// built, which the round after a scrape trims only partly.
+	// keep an arena of its own (its text pieces, zlib's state), which the
+	// round after a scrape trims only partly.
 	mallopt(M_ARENA_MAX, 1);
 	Parsed p = parse(argc, argv, std::cout, std::cerr);
 	if (!p.config)
