@@ -11,8 +11,11 @@
 # statistics dumps; its user and system ticks from /proc/PID/stat split it.
 # Prints "ppctld-cpu: bin=N window=N ms=... pct=... user_ticks=...
 # system_ticks=... busy_ticks=..." per window; after the last window of
-# each, "ppctld-cpu: bin=N rss_kb=...", "scrape_bytes=...",
-# "rss_after_scrape_kb=..." (right after the 100th of 100 scrapes),
+# each, "ppctld-cpu: bin=N rss_kb=... hwm_before_scrapes_kb=...
+# history_bytes_before_scrapes=..." (the histories grow meanwhile),
+# "scrape_bytes=...", "rss_after_scrape_kb=... hwm_after_scrapes_kb=..."
+# (right after the 100th of 100 scrapes; VmHWM, the peak RSS, says what
+# the scrapes added at most, whatever the heap had free before),
 # "rss_after_100_scrapes_kb=..." (two samples later: the daemon trims its
 # heap the round after a scrape), "sample_seconds=..." and
 # "history_bytes=..."; and "ppctld-cpu: baseline_busy_ticks=..." first.
@@ -35,6 +38,7 @@ echo "ppctld-cpu: baseline_busy_ticks=$((b1 - b0)) seconds=$WINDOW hz=$HZ pools=
 
 api() { python3 tests/lab/ppctld-api.py '{"cmd":"status"}' --field "$1" 2>/dev/null; }
 rss() { awk '/^VmRSS/ { print $2 }' /proc/$D/status; }
+hwm() { awk '/^VmHWM/ { print $2 }' /proc/$D/status; }
 # all threads' run time in ns; mawk's printf %d stops at 2^31
 runtime() { cat /proc/$D/task/*/schedstat | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 
@@ -52,10 +56,10 @@ run() {
 	read -ra t1 <<< "$(cut -d' ' -f14,15 /proc/$D/stat)"; r1=$(runtime); c1=$(busy)
 	echo "ppctld-cpu: bin=$i window=$w ms=$(((r1 - r0) / 1000000)) pct=$(python3 -c "print(f'{($r1 - $r0) / ($WINDOW * 1e7):.2f}')") user_ticks=$((${t1[0]} - ${t0[0]})) system_ticks=$((${t1[1]} - ${t0[1]})) busy_ticks=$((c1 - c0))"
 	if [ "$w" = "$WINDOWS" ]; then
-		echo "ppctld-cpu: bin=$i rss_kb=$(rss)"
+		echo "ppctld-cpu: bin=$i rss_kb=$(rss) hwm_before_scrapes_kb=$(hwm) history_bytes_before_scrapes=$(api history_bytes)"
 		echo "ppctld-cpu: bin=$i scrape_bytes=$(curl -s http://127.0.0.1:9105/metrics | wc -c)"
 		for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:9105/metrics; done
-		echo "ppctld-cpu: bin=$i rss_after_scrape_kb=$(rss)"
+		echo "ppctld-cpu: bin=$i rss_after_scrape_kb=$(rss) hwm_after_scrapes_kb=$(hwm)"
 		# two more samples, counted through the API: a scrape would
 		# start the count again
 		local n0; n0=$(api samples)

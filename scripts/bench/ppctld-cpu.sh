@@ -15,8 +15,10 @@
 #    "user_pct": [..], "system_pct": [..], "median_user_pct": X,
 #    "median_system_pct": X, "baseline_busy_ticks": N, "hz": N,
 #    "rss_kb": N, "sample_seconds": X, "history_bytes": N,
+#    "history_bytes_before_scrapes": N,
 #    "scrape_bytes": N, "rss_after_scrape_kb": N,
-#    "rss_after_100_scrapes_kb": N,
+#    "rss_after_100_scrapes_kb": N, "hwm_before_scrapes_kb": N,
+#    "hwm_after_scrapes_kb": N,
 #    "others": {NAME: {the same per-ppctld fields}},
 #    "pct_ratio": {NAME: median of this / NAME per window}}
 # The goals (issue 24): a median of at most 0.5% of one core, a scrape of
@@ -114,8 +116,11 @@ def doc_of(b):
             "median_system_pct": statistics.median(system),
             "rss_kb": opt(b, "rss_kb"), "sample_seconds": opt(b, "sample_seconds", float),
             "history_bytes": opt(b, "history_bytes", lambda x: int(float(x))),
+            "history_bytes_before_scrapes": opt(b, "history_bytes_before_scrapes"),
             "scrape_bytes": opt(b, "scrape_bytes"),
             "rss_after_scrape_kb": opt(b, "rss_after_scrape_kb"),
+            "hwm_before_scrapes_kb": opt(b, "hwm_before_scrapes_kb"),
+            "hwm_after_scrapes_kb": opt(b, "hwm_after_scrapes_kb"),
             "rss_after_100_scrapes_kb": opt(b, "rss_after_100_scrapes_kb")}
 doc = {"pools": int(kv.get("pools", 0)) or None, "window_s": window_s,
        "baseline_busy_ticks": int(kv["baseline_busy_ticks"]), "hz": hz}
@@ -131,7 +136,9 @@ for n, d in [("ppctld", doc)] + list(doc["others"].items()):
           f"user {d['median_user_pct']:.2f}, system {d['median_system_pct']:.2f}")
     print(f"  {'':<10} RSS {d['rss_kb']} kB; a scrape {d['scrape_bytes']} bytes; RSS right after "
           f"100 scrapes {d['rss_after_scrape_kb']} kB, two samples later "
-          f"{d['rss_after_100_scrapes_kb']} kB")
+          f"{d['rss_after_100_scrapes_kb']} kB; peak RSS {d['hwm_before_scrapes_kb']} kB before "
+          f"the scrapes, {d['hwm_after_scrapes_kb']} kB after; histories "
+          f"{d['history_bytes_before_scrapes']} B before, {d['history_bytes']} B after")
 for n, r in doc["pct_ratio"].items():
     print(f"  ppctld / {n}: {r:.2f} (median of the per-window ratios)")
 ok = lambda c: "ok" if c else "NO"
