@@ -25,7 +25,7 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev
 	libcli11-dev nlohmann-json3-dev libfmt-dev
 	catch2
-	prometheus-cpp-dev	# ppctld's metrics endpoint (civetweb underneath)
+	libcivetweb-dev		# ppctld's metrics endpoint
 	curl wrk		# ppctld lab test: scrapes and a bounded /metrics load
 	# XDP programs (clang -target bpf, bpftool skeletons) and libbpf for ppctl xdp
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev

@@ -72,6 +72,6 @@ kernel=$krel
 modules=$(cd "$dest/modules" && ls *.ko | sed 's/\.ko$//' | tr '\n' ' ' | sed 's/ $//')
 drivers=${drivers[*]}
 git=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)
-runtime=libstdc++6 libnl-3-200 libnl-genl-3-200 libbpf1 libelf1 zlib1g libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1
+runtime=libstdc++6 libnl-3-200 libnl-genl-3-200 libbpf1 libelf1 zlib1g libcivetweb1
 MAN
 echo "stage: $dest: ppkit $version for $t, kernel $krel, modules: $(sed -n 's/^modules=//p' "$dest/MANIFEST")"

@@ -16,8 +16,12 @@
 #include <system_error>
 #include <vector>
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "config.h"
 #include "metrics.h"
@@ -491,15 +495,6 @@ TEST_CASE("metrics: the daemon's own", "[ppctld][metrics]")
 	REQUIRE(pools.size() == 1);
 	CHECK(pools[0].value == 2);
 
-	// The collector shows the published snapshot.
-	SnapshotCollector collector(*t.store);
-	CHECK(collector.take_scrapes() == 0);
-	auto families = collector.Collect();
-	CHECK(families.size() == metric_families(*t.snap).size());
-	// ... and counts the scrapes for the daemon's heap trim.
-	collector.Collect();
-	CHECK(collector.take_scrapes() == 2);
-	CHECK(collector.take_scrapes() == 0);
 }
 
 TEST_CASE("metrics: an empty snapshot", "[ppctld][metrics]")
@@ -510,6 +505,115 @@ TEST_CASE("metrics: an empty snapshot", "[ppctld][metrics]")
 	CHECK(named(all, "ppkit_pool_info").empty());
 	REQUIRE(named(all, "ppctld_samples_total").size() == 1);
 	CHECK(named(all, "ppctld_samples_total")[0].value == 0);
+}
+
+namespace {
+
+// One HTTP/1.1 GET of /metrics on 127.0.0.1:@port: the status line and
+// headers, and the body with its chunked encoding undone.
+struct Reply {
+	std::string head, body;
+};
+
+Reply get_metrics(int port, bool gzip)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	REQUIRE(fd >= 0);
+	sockaddr_in a{};
+	a.sin_family = AF_INET;
+	a.sin_port = htons(static_cast<std::uint16_t>(port));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	REQUIRE(connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0);
+	std::string req = std::string("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n") +
+			  (gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n";
+	REQUIRE(write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size()));
+	std::string all;
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		all.append(buf, static_cast<std::size_t>(n));
+	close(fd);
+	Reply r;
+	std::size_t end = all.find("\r\n\r\n");
+	REQUIRE(end != std::string::npos);
+	r.head = all.substr(0, end + 2);
+	REQUIRE_THAT(r.head, Catch::Contains("Transfer-Encoding: chunked"));
+	for (std::size_t i = end + 4;;) {
+		std::size_t eol = all.find("\r\n", i);
+		REQUIRE(eol != std::string::npos);
+		std::size_t len = std::stoul(all.substr(i, eol - i), nullptr, 16);
+		if (len == 0)
+			break;
+		r.body += all.substr(eol + 2, len);
+		i = eol + 2 + len + 2;
+	}
+	if (gzip) {
+		z_stream z{};
+		REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK);
+		std::string out(64 << 20, '\0');
+		z.next_in = reinterpret_cast<Bytef *>(r.body.data());
+		z.avail_in = static_cast<uInt>(r.body.size());
+		z.next_out = reinterpret_cast<Bytef *>(out.data());
+		z.avail_out = static_cast<uInt>(out.size());
+		CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END);
+		out.resize(z.total_out);
+		inflateEnd(&z);
+		r.body = std::move(out);
+	}
+	return r;
+}
+
+}  // namespace
+
+TEST_CASE("metrics: /metrics streams the published snapshot, plain or gzip", "[ppctld][metrics]")
+{
+	// 1,000 pools: many pieces, the chunked encoding and the compressor's
+	// output buffer filled many times over.
+	Config c;
+	Store store(c, std::chrono::steady_clock::now(), 1);
+	store.on_backend_up(Source::Ppkit);
+	std::vector<ppkit::Pool> pools;
+	std::vector<ppkit::Stats> busy;
+	for (std::uint32_t id = 1; id <= 1000; id++) {
+		pools.push_back(pool(id, Source::Ppkit, "pp_\"poolgen\"", 1, "lo", id - 1));
+		busy.push_back(stats(id, 1000 + id, 8));
+	}
+	store.on_pools(Source::Ppkit, pools);
+	store.on_stats(Source::Ppkit, busy, std::chrono::steady_clock::now(), 1);
+	store.publish();
+	const std::string text = exposition(*store.snapshot());
+	REQUIRE(text.size() > 4 * kExpositionPiece);
+
+	MetricsServer server("127.0.0.1:0", store);
+	REQUIRE(server.port() > 0);
+	CHECK(server.take_scrapes() == 0);
+	Reply plain = get_metrics(server.port(), false);
+	CHECK_THAT(plain.head, Catch::StartsWith("HTTP/1.1 200"));
+	CHECK_THAT(plain.head, Catch::Contains("text/plain; version=0.0.4"));
+	CHECK_THAT(plain.head, !Catch::Contains("Content-Encoding"));
+	CHECK(plain.body == text);
+	Reply gz = get_metrics(server.port(), true);
+	CHECK_THAT(gz.head, Catch::Contains("Content-Encoding: gzip"));
+	CHECK(gz.body == text);
+	// ... and counts the scrapes for the daemon's heap trim.
+	CHECK(server.take_scrapes() == 2);
+	CHECK(server.take_scrapes() == 0);
+	// The owner's quotes are escaped in the label.
+	CHECK_THAT(text, Catch::Contains("owner=\"pp_\\\"poolgen\\\"\""));
+}
+
+TEST_CASE("metrics: the pieces of the exposition end at line ends", "[ppctld][metrics]")
+{
+	TwoPools t(2);
+	std::size_t pieces = 0;
+	std::string all;
+	write_exposition(*t.snap, [&](std::string_view p) {
+		pieces++;
+		CHECK(p.back() == '\n');
+		all.append(p);
+	});
+	CHECK(pieces >= 1);
+	CHECK(all == exposition(*t.snap));
 }
 
 TEST_CASE("metrics: the node_exporter textfile", "[ppctld][metrics]")

@@ -363,6 +363,59 @@ TEST_CASE("store: rates from two samples", "[ppctld][store]")
 	}
 }
 
+TEST_CASE("store: idle windows in a row, then traffic again", "[ppctld][store]")
+{
+	// The store keeps an idle pool's rates without working the window out
+	// again: they must be what the window gives, and traffic must end it.
+	Fixture f;
+	f.store.on_event(event(ppkit::Event::Kind::Add, pool(1)));
+	f.sample(10, {stats(1, kA)});
+	f.sample(12, {stats(1, kB)});
+	for (int t = 13; t <= 16; t++) {
+		f.sample(t, {stats(1, kB)});
+		const Row *r = f.row(1);
+		REQUIRE(r);
+		INFO("t " << t);
+		CHECK_FALSE(r->hit);
+		CHECK_FALSE(r->recycle);
+		REQUIRE(r->alloc_per_s);
+		CHECK(*r->alloc_per_s == 0);
+		REQUIRE(r->released_per_s);
+		CHECK(*r->released_per_s == 0);
+		CHECK(std::isnan(f.points(1).back().hit));
+		CHECK(f.points(1).back().alloc_per_s == 0);
+	}
+	// kA -> kB again, from kB plus the same traffic: 1000 pages in 2 s.
+	Traffic c = kB;
+	c.from_cache += 600;
+	c.from_ring += 250;
+	c.from_stack += 50;
+	c.from_alloc += 100;
+	c.cached += 800;
+	c.ring += 150;
+	c.returned += 950;
+	c.reclaimed += 40;
+	c.orphaned += 10;
+	c.released += 50;
+	c.alloc_fast += 600;
+	f.sample(18, {stats(1, c)});
+	const Row *r = f.row(1);
+	REQUIRE(r);
+	REQUIRE(r->hit);
+	CHECK(*r->hit == Approx(0.9));
+	REQUIRE(r->recycle);
+	CHECK(*r->recycle == Approx(0.95));
+	REQUIRE(r->alloc_per_s);
+	CHECK(*r->alloc_per_s == Approx(500));
+	REQUIRE(r->released_per_s);
+	CHECK(*r->released_per_s == Approx(25));
+	// ... and the next idle window has no rates again.
+	f.sample(19, {stats(1, c)});
+	CHECK_FALSE(f.row(1)->hit);
+	CHECK(*f.row(1)->alloc_per_s == 0);
+	CHECK(f.points(1).size() == 8);
+}
+
 TEST_CASE("store: a counter that goes down gives a point without rates", "[ppctld][store]")
 {
 	// The module was reloaded, or the pool re-created under the same id

@@ -96,7 +96,9 @@ public:
 		std::vector<Stats> out;
 		out.reserve(last_count_);
 		nl::Reply r = sock_.dump(wire::ppkit_stats_get(family_, std::nullopt, ifindex),
-					 [&](const nlmsghdr *h) { out.push_back(wire::ppkit_parse_stats(h)); });
+					 [&](const nlmsghdr *h) {
+						 wire::ppkit_parse_stats(h, out.emplace_back());
+					 });
 		if (r.err)
 			throw kernel_error(r.err, std::move(r.extack), {Source::Ppkit, "stats-get", {}});
 		last_count_ = out.size();

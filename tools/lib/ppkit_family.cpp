@@ -54,12 +54,24 @@ const std::array<nla_policy, PPKIT_A_POOL_MAX + 1> &pool_policy()
 	return p;
 }
 
-bool stats_attr_is_u32(int type)
+// What a stats attribute is, by type: the one table the parser looks up.
+enum class StatsAttr : std::uint8_t { Ignore, PoolId, Ifindex, Counter32, Counter64 };
+
+constexpr std::array<StatsAttr, PPKIT_A_STATS_MAX + 1> stats_attrs()
 {
-	return type == PPKIT_A_STATS_POOL_ID || type == PPKIT_A_STATS_IFINDEX ||
-	       type == PPKIT_A_STATS_CACHE_PAGES || type == PPKIT_A_STATS_RING_PAGES ||
-	       type == PPKIT_A_STATS_LENT_PAGES;
+	std::array<StatsAttr, PPKIT_A_STATS_MAX + 1> a{};
+	for (int t = PPKIT_A_STATS_FIRST_COUNTER; t <= PPKIT_A_STATS_MAX; t++)
+		a[t] = StatsAttr::Counter64;
+	a[PPKIT_A_STATS_POOL_ID] = StatsAttr::PoolId;
+	a[PPKIT_A_STATS_IFINDEX] = StatsAttr::Ifindex;
+	a[PPKIT_A_STATS_CACHE_PAGES] = StatsAttr::Counter32;
+	a[PPKIT_A_STATS_RING_PAGES] = StatsAttr::Counter32;
+	a[PPKIT_A_STATS_LENT_PAGES] = StatsAttr::Counter32;
+	return a;
 }
+constexpr auto kStatsAttrs = stats_attrs();
+static_assert(PPKIT_A_STATS_MAX - PPKIT_A_STATS_FIRST_COUNTER + 1 == kCounterCount,
+	      "a counter of Stats for every counter attribute");
 
 template <std::size_t N>
 void parse(nl_msg *msg, std::array<nlattr *, N> &tb, const std::array<nla_policy, N> &policy,
@@ -151,21 +163,29 @@ Pool ppkit_parse_pool(nl_msg *msg)
 
 Stats ppkit_parse_stats(nl_msg *msg)
 {
-	return ppkit_parse_stats(nlmsg_hdr(msg));
+	return ppkit_parse_stats(static_cast<const nlmsghdr *>(nlmsg_hdr(msg)));
+}
+
+Stats ppkit_parse_stats(const nlmsghdr *nlh)
+{
+	Stats s;
+	ppkit_parse_stats(nlh, s);
+	return s;
 }
 
 // One pass over the attributes: this runs for every pool at every sample
 // of ppctld, where a policy parse into a table, a second walk and a libnl
 // call per attribute access showed in profiles (1,000 pools under TCG).
-// The walk uses the uapi's own NLA_* layout macros; the checks are the
-// policy's: a counter of the wrong size is an error.
-Stats ppkit_parse_stats(const nlmsghdr *nlh)
+// The walk uses the uapi's own NLA_* layout macros and one table lookup per
+// attribute; the checks are the policy's: a counter of the wrong size is an
+// error.
+void ppkit_parse_stats(const nlmsghdr *nlh, Stats &s)
 {
 	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
 		throw Error(Errc::Protocol, "malformed stats message from the kernel: short header");
 	const auto *p = reinterpret_cast<const unsigned char *>(nlh) + NLMSG_HDRLEN + GENL_HDRLEN;
 	std::size_t left = nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
-	Stats s;
+	s = Stats{};
 	s.source = Source::Ppkit;
 	bool have_id = false;
 	while (left >= NLA_HDRLEN) {
@@ -174,10 +194,11 @@ Stats ppkit_parse_stats(const nlmsghdr *nlh)
 		if (a.nla_len < NLA_HDRLEN || a.nla_len > left)
 			throw Error(Errc::Protocol,
 				    "malformed stats message from the kernel: attribute overruns it");
-		const int t = a.nla_type & NLA_TYPE_MASK;
-		const std::size_t len = a.nla_len - NLA_HDRLEN;
-		if (t >= PPKIT_A_STATS_POOL_ID && t <= PPKIT_A_STATS_MAX) {
-			const bool u32 = stats_attr_is_u32(t);
+		const unsigned t = a.nla_type & NLA_TYPE_MASK;
+		const StatsAttr kind = t < kStatsAttrs.size() ? kStatsAttrs[t] : StatsAttr::Ignore;
+		if (kind != StatsAttr::Ignore) {
+			const std::size_t len = a.nla_len - NLA_HDRLEN;
+			const bool u32 = kind != StatsAttr::Counter64;
 			if (len != (u32 ? 4 : 8))
 				throw Error(Errc::Protocol,
 					    fmt::format("malformed stats message from the kernel: "
@@ -191,13 +212,15 @@ Stats ppkit_parse_stats(const nlmsghdr *nlh)
 			} else {
 				std::memcpy(&v, p + NLA_HDRLEN, 8);
 			}
-			if (t == PPKIT_A_STATS_POOL_ID) {
+			if (kind == StatsAttr::PoolId) {
 				s.pool_id = static_cast<std::uint32_t>(v);
 				have_id = true;
-			} else if (t == PPKIT_A_STATS_IFINDEX) {
+			} else if (kind == StatsAttr::Ifindex) {
 				s.ifindex = static_cast<std::uint32_t>(v);
-			} else if (t >= PPKIT_A_STATS_FIRST_COUNTER) {
-				s.set(static_cast<Counter>(t - PPKIT_A_STATS_FIRST_COUNTER), v);
+			} else {
+				const std::size_t i = t - PPKIT_A_STATS_FIRST_COUNTER;
+				s.values[i] = v;
+				s.present[i] = true;
 			}
 		}
 		const std::size_t step = NLA_ALIGN(a.nla_len);
@@ -208,7 +231,6 @@ Stats ppkit_parse_stats(const nlmsghdr *nlh)
 	}
 	if (!have_id)
 		throw Error(Errc::Protocol, "stats message from the kernel without a pool id");
-	return s;
 }
 
 std::optional<Event::Kind> ppkit_event_kind(std::uint8_t cmd)

@@ -27,6 +27,8 @@ Pool ppkit_parse_pool(nl_msg *msg);
 Stats ppkit_parse_stats(nl_msg *msg);
 // The same, on a message where it lies in a receive buffer (nl::Socket::dump).
 Stats ppkit_parse_stats(const nlmsghdr *nlh);
+// The same, into @out (all of it rewritten): a dump fills its vector in place.
+void ppkit_parse_stats(const nlmsghdr *nlh, Stats &out);
 // The kind of a notification command, or nothing for any other command.
 std::optional<Event::Kind> ppkit_event_kind(std::uint8_t cmd);
 

@@ -2,6 +2,7 @@
 #include "ppkit/rates.h"
 
 #include <algorithm>
+#include <bitset>
 #include <chrono>
 #include <initializer_list>
 
@@ -30,6 +31,14 @@ std::optional<double> ratio(std::optional<std::uint64_t> num, std::optional<std:
 		return 1.0;
 	return static_cast<double>(*num) / static_cast<double>(*den);
 }
+
+// The counters, not the gauges: what a window takes differences of.
+const std::bitset<kCounterCount> kCounters = [] {
+	std::bitset<kCounterCount> b;
+	for (std::size_t i = 0; i < kCounterCount; i++)
+		b[i] = !is_gauge(i);
+	return b;
+}();
 
 Window finish(Window w)
 {
@@ -104,9 +113,11 @@ Window window(const Stats &before, std::chrono::steady_clock::time_point t0, con
 {
 	Window w;
 	w.seconds = std::max(0.0, std::chrono::duration<double>(t1 - t0).count());
-	const auto both = before.present & after.present;
+	// One pass over the counters both samples have: ppctld takes a
+	// window of every pool at every sample.
+	const auto both = before.present & after.present & kCounters;
 	for (std::size_t i = 0; i < kCounterCount; i++) {
-		if (is_gauge(i) || !both.test(i))
+		if (!both[i])
 			continue;
 		if (after.values[i] < before.values[i]) {
 			// Module reloaded or pool re-created under the same id.
@@ -116,8 +127,7 @@ Window window(const Stats &before, std::chrono::steady_clock::time_point t0, con
 		}
 		w.delta.values[i] = after.values[i] - before.values[i];
 	}
-	for (std::size_t i = 0; i < kCounterCount; i++)
-		w.delta.present[i] = both[i] && !is_gauge(i);
+	w.delta.present = both;
 	return finish(w);
 }
 

@@ -19,7 +19,7 @@ struct Config {
 	double interval_s = 1.0;		// sampling period
 	double history_s = 3600.0;		// how far back each pool's history goes
 	std::vector<std::string> sources{"ppkit"};	// "ppkit", "netdev"
-	std::string listen = "127.0.0.1:9105";	// Prometheus exposer; "" = none
+	std::string listen = "127.0.0.1:9105";	// Prometheus /metrics; "" = none
 	std::string textfile;			// node_exporter textfile; "" = none
 	std::string socket = "/run/ppctld.sock";	// the JSON API; "" = none
 	unsigned socket_mode = 0600;

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <prometheus/exposer.h>
 
 #include "api.h"
 #include "fd.h"
@@ -88,8 +87,7 @@ class Daemon {
 public:
 	Daemon(int argc, const char *const *argv, Config c)
 		: argc_(argc), argv_(argv), cfg_(std::move(c)),
-		  store_(cfg_, std::chrono::steady_clock::now(), realtime_ns()),
-		  collector_(std::make_shared<SnapshotCollector>(store_))
+		  store_(cfg_, std::chrono::steady_clock::now(), realtime_ns())
 	{
 		info_.pid = getpid();
 		info_.started_realtime_ns = realtime_ns();
@@ -177,24 +175,21 @@ private:
 		timerfd_settime(timer_.get(), 0, &its, nullptr);
 	}
 
-	// The exposer and the API socket for cfg_; @old says what runs now, so
+	// The metrics server and the API socket for cfg_; @old says what runs now, so
 	// unchanged endpoints stay up across a reload.
 	void open_endpoints(const Config *old)
 	{
 		if (!old || old->listen != cfg_.listen) {
-			exposer_.reset();
+			metrics_.reset();
 			if (!cfg_.listen.empty()) {
 				try {
-					exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
-						"listening_ports", cfg_.listen, "num_threads", "4",
-						"request_timeout_ms", "10000", "enable_keep_alive", "yes"});
+					metrics_ = std::make_unique<MetricsServer>(cfg_.listen, store_);
 				} catch (const std::exception &e) {
 					throw std::runtime_error(fmt::format(
 						"cannot serve metrics on {}: {} (is the port taken? "
 						"pick another with --listen ADDR:PORT, or --listen none)",
 						cfg_.listen, e.what()));
 				}
-				exposer_->RegisterCollectable(collector_);
 			}
 		}
 		if (!old || old->socket != cfg_.socket || old->socket_mode != cfg_.socket_mode ||
@@ -358,13 +353,13 @@ private:
 			std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
 			failed);
 		store_.publish();
-		// A scrape serialises every pool in a civetweb thread, whose arena
-		// glibc does not give back by itself (M_TRIM_THRESHOLD is high so
-		// that sampling reuses its heap): give it back one round after the
-		// scrape, when its text has been sent.
+		// A scrape streams its text in pieces of 16 KiB, but a slow client
+		// or many at once still leave free heap behind that glibc does not
+		// give back by itself (M_TRIM_THRESHOLD is high so that sampling
+		// reuses its heap): give it back one round after a scrape.
 		if (trim_pending_)
 			malloc_trim(0);
-		trim_pending_ = collector_->take_scrapes() > 0;
+		trim_pending_ = metrics_ && metrics_->take_scrapes() > 0;
 		if (!cfg_.textfile.empty()) {
 			try {
 				write_textfile(cfg_.textfile, *store_.snapshot());
@@ -381,12 +376,11 @@ private:
 	const char *const *argv_;
 	Config cfg_;
 	Store store_;
-	std::shared_ptr<SnapshotCollector> collector_;
 	bool trim_pending_ = false;
 	ApiInfo info_;
 	std::vector<Backend> backends_;
 	Fd sig_, timer_;
-	std::unique_ptr<prometheus::Exposer> exposer_;
+	std::unique_ptr<MetricsServer> metrics_;
 	std::unique_ptr<ApiServer> api_;
 	bool stop_ = false;
 	bool textfile_failing_ = false;
@@ -474,8 +468,8 @@ int main(int argc, const char *const *argv)
 	mallopt(M_MMAP_THRESHOLD, 16 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	// One arena: each civetweb thread serving a scrape would otherwise
-	// keep an arena of its own as large as the biggest exposition it
-	// built, which the round after a scrape trims only partly.
+	// keep an arena of its own (its text pieces, zlib's state), which the
+	// round after a scrape trims only partly.
 	mallopt(M_ARENA_MAX, 1);
 	Parsed p = parse(argc, argv, std::cout, std::cerr);
 	if (!p.config)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // ppctld: the daemon, one thread that samples, follows notifications and
-// answers the API from a poll() loop; the Prometheus exposer answers from
+// answers the API from a poll() loop; the metrics server answers from
 // its own threads, off the published snapshot.
 #pragma once
 

@@ -2,46 +2,23 @@
 #include "metrics.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
-#include <sstream>
+#include <iterator>
+#include <stdexcept>
 #include <system_error>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <prometheus/text_serializer.h>
+#include <CivetServer.h>
+#include <fmt/format.h>
+#include <zlib.h>
 
 namespace ppctld {
 
 namespace {
-
-using prometheus::ClientMetric;
-using prometheus::MetricFamily;
-using prometheus::MetricType;
-
-// What every value series of a pool carries: enough to name it and join
-// ppkit_pool_info, nothing that repeats the description on each of them.
-std::vector<ClientMetric::Label> id_labels(const ppkit::Pool &p)
-{
-	return {
-		{"pool", std::to_string(p.id)},
-		{"source", std::string(ppkit::to_string(p.source))},
-	};
-}
-
-// The description, once per pool, on ppkit_pool_info.
-std::vector<ClientMetric::Label> info_labels(const ppkit::Pool &p)
-{
-	auto l = id_labels(p);
-	l.insert(l.end(), {
-		{"owner", p.owner},
-		{"ifindex", p.ifindex ? std::to_string(*p.ifindex) : std::string()},
-		{"device", p.ifname},
-		{"queue", p.queue ? std::to_string(*p.queue) : std::string()},
-		{"state", std::string(p.state())},
-	});
-	return l;
-}
 
 // Series a ppkit pool does not export because they follow from others
 // (Documentation/stats.rst): alloc_fast is served minus the other
@@ -51,26 +28,6 @@ bool derived(ppkit::Source src, ppkit::Counter c)
 {
 	return src == ppkit::Source::Ppkit &&
 	       (c == ppkit::Counter::AllocFast || c == ppkit::Counter::RingPages);
-}
-
-MetricFamily family(std::string name, std::string help, MetricType type)
-{
-	MetricFamily f;
-	f.name = std::move(name);
-	f.help = std::move(help);
-	f.type = type;
-	return f;
-}
-
-void add(MetricFamily &f, std::vector<ClientMetric::Label> labels, double v)
-{
-	ClientMetric m;
-	m.label = std::move(labels);
-	if (f.type == MetricType::Counter)
-		m.counter.value = v;
-	else
-		m.gauge.value = v;
-	f.metric.push_back(std::move(m));
 }
 
 const char *counter_help(ppkit::Counter c)
@@ -92,147 +49,359 @@ const char *counter_help(ppkit::Counter c)
 	}
 }
 
-}  // namespace
-
-std::vector<MetricFamily> metric_families(const Snapshot &s)
+// The series name of counter @i.
+std::string counter_name(std::size_t i)
 {
-	std::vector<MetricFamily> out;
-
-	// One family per counter, then the gauges, in uapi order.
-	std::vector<MetricFamily> counters;
-	for (std::size_t i = 0; i < ppkit::kCounterCount; i++) {
-		auto c = static_cast<ppkit::Counter>(i);
-		std::string n(ppkit::name(c));
-		if (!ppkit::is_gauge(i))
-			counters.push_back(family("ppkit_pool_" + n + "_total", counter_help(c),
-						  MetricType::Counter));
-		else
-			counters.push_back(family("ppkit_pool_" + n, "ppkit pool level; see Documentation/stats.rst.",
-						  MetricType::Gauge));
-	}
-	// The byte gauge says so in its name.
-	counters[ppkit::index(ppkit::Counter::InflightMem)].name = "ppkit_pool_inflight_bytes";
-	counters[ppkit::index(ppkit::Counter::Inflight)].name = "ppkit_pool_inflight_pages";
-
-	auto info = family("ppkit_pool_info",
-			   "1 for each pool, with its description: owner, device, queue, state.",
-			   MetricType::Gauge);
-	auto hit = family("ppkit_pool_alloc_hit_ratio",
-			  "Pages served from recycled stock / all pages served, over the last sample interval.",
-			  MetricType::Gauge);
-	auto rec = family("ppkit_pool_recycle_ratio",
-			  "Pages recycled / pages that left the driver, over the last sample interval.",
-			  MetricType::Gauge);
-	auto alert = family("ppkit_pool_alert",
-			    "1 while an alert rule fires for the pool (rule: low-hit-rate, leak-suspect).",
-			    MetricType::Gauge);
-
-	const std::size_t inflight = ppkit::index(ppkit::Counter::Inflight);
-	const std::size_t inflight_mem = ppkit::index(ppkit::Counter::InflightMem);
-	for (const Row &r : s.rows) {
-		add(info, info_labels(r.pool), 1);
-		auto labels = id_labels(r.pool);
-		for (std::size_t i = 0; i < ppkit::kCounterCount; i++) {
-			auto c = static_cast<ppkit::Counter>(i);
-			if (!r.stats.present.test(i) || derived(r.pool.source, c))
-				continue;
-			// A counter appears with its first event: of 1,000 idle
-			// pools' 26 counters most are 0 for their whole life.
-			if (!ppkit::is_gauge(i) && r.stats.values[i] == 0)
-				continue;
-			add(counters[i], labels, static_cast<double>(r.stats.values[i]));
-		}
-		// Without page_pool statistics (CONFIG_PAGE_POOL_STATS=n) the
-		// netdev family still reports a pool's pages in flight.
-		if (!r.stats.present.test(inflight) && r.pool.inflight)
-			add(counters[inflight], labels, static_cast<double>(*r.pool.inflight));
-		if (!r.stats.present.test(inflight_mem) && r.pool.inflight_mem)
-			add(counters[inflight_mem], labels, static_cast<double>(*r.pool.inflight_mem));
-		if (r.hit)
-			add(hit, labels, *r.hit);
-		if (r.recycle)
-			add(rec, labels, *r.recycle);
-		auto l = labels;
-		l.push_back({"rule", "low-hit-rate"});
-		add(alert, l, r.low_hit ? 1 : 0);
-		l.back().value = "leak-suspect";
-		add(alert, std::move(l), r.leak ? 1 : 0);
-	}
-	out.push_back(std::move(info));
-	for (MetricFamily &f : counters)
-		out.push_back(std::move(f));
-	out.push_back(std::move(hit));
-	out.push_back(std::move(rec));
-	out.push_back(std::move(alert));
-
-	auto up = family("ppctld_backend_up", "1 when the source's netlink family is there.",
-			 MetricType::Gauge);
-	auto pools = family("ppctld_pools", "Live pools followed, by source.", MetricType::Gauge);
-	for (const BackendState &b : s.backends) {
-		std::string src(ppkit::to_string(b.source));
-		add(up, {{"source", src}}, b.up ? 1 : 0);
-		double n = 0;
-		for (const Row &r : s.rows)
-			n += r.pool.source == b.source;
-		add(pools, {{"source", src}}, n);
-	}
-	out.push_back(std::move(up));
-	out.push_back(std::move(pools));
-
-	auto one = [&](std::string name, std::string help, MetricType t, double v) {
-		auto f = family(std::move(name), std::move(help), t);
-		add(f, {}, v);
-		out.push_back(std::move(f));
-	};
-	one("ppctld_samples_total", "Sampling rounds done.", MetricType::Counter,
-	    static_cast<double>(s.samples));
-	one("ppctld_sample_errors_total", "Sampling rounds in which a source failed.",
-	    MetricType::Counter, static_cast<double>(s.sample_errors));
-	one("ppctld_sample_duration_seconds", "How long the last sampling round took.",
-	    MetricType::Gauge, s.last_sample_s);
-	one("ppctld_history_bytes", "Memory held by the pools' histories.", MetricType::Gauge,
-	    static_cast<double>(s.history_bytes));
-	one("ppctld_alerts_raised_total", "Alerts raised since the daemon started.",
-	    MetricType::Counter, static_cast<double>(s.alerts_raised));
-	return out;
+	auto c = static_cast<ppkit::Counter>(i);
+	if (c == ppkit::Counter::InflightMem)
+		return "ppkit_pool_inflight_bytes";
+	if (c == ppkit::Counter::Inflight)
+		return "ppkit_pool_inflight_pages";
+	std::string n = "ppkit_pool_" + std::string(ppkit::name(c));
+	return ppkit::is_gauge(i) ? n : n + "_total";
 }
 
-std::vector<MetricFamily> SnapshotCollector::Collect() const
+// Text in a buffer, handed on at line ends once a piece is full.
+class Writer {
+public:
+	explicit Writer(const std::function<void(std::string_view)> &sink) : sink_(sink) {}
+
+	void family(std::string_view name, std::string_view help, std::string_view type)
+	{
+		fmt::format_to(out(), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+		line_done();
+	}
+	// name{pool="ID",source="SRC"[,extra]} value
+	template <typename V>
+	void pool_sample(std::string_view name, const ppkit::Pool &p, V value,
+			 std::string_view extra = {})
+	{
+		fmt::format_to(out(), "{}{{pool=\"{}\",source=\"{}\"{}}} ", name, p.id,
+			       ppkit::to_string(p.source), extra);
+		this->value(value);
+	}
+	void info(const ppkit::Pool &p)
+	{
+		fmt::format_to(out(), "ppkit_pool_info{{pool=\"{}\",source=\"{}\",owner=\"", p.id,
+			       ppkit::to_string(p.source));
+		escaped(p.owner);
+		buf_.append(std::string_view("\",ifindex=\""));
+		if (p.ifindex)
+			fmt::format_to(out(), "{}", *p.ifindex);
+		buf_.append(std::string_view("\",device=\""));
+		escaped(p.ifname);
+		buf_.append(std::string_view("\",queue=\""));
+		if (p.queue)
+			fmt::format_to(out(), "{}", *p.queue);
+		fmt::format_to(out(), "\",state=\"{}\"}} ", p.state());
+		value(1);
+	}
+	// name{label="value"} v, or name v without a label.
+	template <typename V>
+	void sample(std::string_view name, std::string_view label, std::string_view lv, V v)
+	{
+		buf_.append(name);
+		if (!label.empty()) {
+			fmt::format_to(out(), "{{{}=\"", label);
+			escaped(lv);
+			buf_.append(std::string_view("\"}"));
+		}
+		buf_.push_back(' ');
+		value(v);
+	}
+	void finish()
+	{
+		if (buf_.size())
+			sink_(std::string_view(buf_.data(), buf_.size()));
+		buf_.clear();
+	}
+
+private:
+	std::back_insert_iterator<fmt::memory_buffer> out() { return std::back_inserter(buf_); }
+
+	void value(std::uint64_t v)
+	{
+		fmt::format_to(out(), "{}\n", v);
+		line_done();
+	}
+	void value(int v) { value(static_cast<std::uint64_t>(v)); }
+	void value(double v)
+	{
+		if (std::isnan(v))
+			buf_.append(std::string_view("NaN\n"));
+		else if (std::isinf(v))
+			buf_.append(std::string_view(v > 0 ? "+Inf\n" : "-Inf\n"));
+		else
+			fmt::format_to(out(), "{}\n", v);
+		line_done();
+	}
+	// A label value: backslash, double quote and line feed escaped.
+	void escaped(std::string_view s)
+	{
+		for (char c : s) {
+			if (c == '\\' || c == '"')
+				buf_.push_back('\\');
+			if (c == '\n') {
+				buf_.append(std::string_view("\\n"));
+				continue;
+			}
+			buf_.push_back(c);
+		}
+	}
+	void line_done()
+	{
+		if (buf_.size() >= kExpositionPiece)
+			finish();
+	}
+
+	const std::function<void(std::string_view)> &sink_;
+	fmt::memory_buffer buf_;
+};
+
+}  // namespace
+
+void write_exposition(const Snapshot &s, const std::function<void(std::string_view)> &sink)
 {
-	scrapes_++;
-	return metric_families(*store_.snapshot());
+	Writer w(sink);
+	w.family("ppkit_pool_info", "1 for each pool, with its description: owner, device, queue, state.",
+		 "gauge");
+	for (const Row &r : s.rows)
+		w.info(r.pool);
+
+	// One family per counter, then the gauges, in uapi order.
+	const std::size_t inflight = ppkit::index(ppkit::Counter::Inflight);
+	const std::size_t inflight_mem = ppkit::index(ppkit::Counter::InflightMem);
+	for (std::size_t i = 0; i < ppkit::kCounterCount; i++) {
+		auto c = static_cast<ppkit::Counter>(i);
+		const bool gauge = ppkit::is_gauge(i);
+		const std::string name = counter_name(i);
+		w.family(name, gauge ? "ppkit pool level; see Documentation/stats.rst." : counter_help(c),
+			 gauge ? "gauge" : "counter");
+		for (const Row &r : s.rows) {
+			if (r.stats.present.test(i)) {
+				// A counter appears with its first event: of 1,000
+				// idle pools' 26 counters most are 0 for their whole life.
+				if (!derived(r.pool.source, c) && (gauge || r.stats.values[i] != 0))
+					w.pool_sample(name, r.pool, r.stats.values[i]);
+				continue;
+			}
+			// Without page_pool statistics (CONFIG_PAGE_POOL_STATS=n) the
+			// netdev family still reports a pool's pages in flight.
+			if (i == inflight && r.pool.inflight)
+				w.pool_sample(name, r.pool, *r.pool.inflight);
+			else if (i == inflight_mem && r.pool.inflight_mem)
+				w.pool_sample(name, r.pool, *r.pool.inflight_mem);
+		}
+	}
+
+	w.family("ppkit_pool_alloc_hit_ratio",
+		 "Pages served from recycled stock / all pages served, over the last sample interval.",
+		 "gauge");
+	for (const Row &r : s.rows)
+		if (r.hit)
+			w.pool_sample("ppkit_pool_alloc_hit_ratio", r.pool, *r.hit);
+	w.family("ppkit_pool_recycle_ratio",
+		 "Pages recycled / pages that left the driver, over the last sample interval.",
+		 "gauge");
+	for (const Row &r : s.rows)
+		if (r.recycle)
+			w.pool_sample("ppkit_pool_recycle_ratio", r.pool, *r.recycle);
+	w.family("ppkit_pool_alert",
+		 "1 while an alert rule fires for the pool (rule: low-hit-rate, leak-suspect).",
+		 "gauge");
+	for (const Row &r : s.rows) {
+		w.pool_sample("ppkit_pool_alert", r.pool, r.low_hit ? 1 : 0, ",rule=\"low-hit-rate\"");
+		w.pool_sample("ppkit_pool_alert", r.pool, r.leak ? 1 : 0, ",rule=\"leak-suspect\"");
+	}
+
+	w.family("ppctld_backend_up", "1 when the source's netlink family is there.", "gauge");
+	for (const BackendState &b : s.backends)
+		w.sample("ppctld_backend_up", "source", ppkit::to_string(b.source), b.up ? 1 : 0);
+	w.family("ppctld_pools", "Live pools followed, by source.", "gauge");
+	for (const BackendState &b : s.backends) {
+		std::uint64_t n = 0;
+		for (const Row &r : s.rows)
+			n += r.pool.source == b.source;
+		w.sample("ppctld_pools", "source", ppkit::to_string(b.source), n);
+	}
+
+	auto one = [&](std::string_view name, std::string_view help, std::string_view type,
+		       auto v) {
+		w.family(name, help, type);
+		w.sample(name, {}, {}, v);
+	};
+	one("ppctld_samples_total", "Sampling rounds done.", "counter", s.samples);
+	one("ppctld_sample_errors_total", "Sampling rounds in which a source failed.", "counter",
+	    s.sample_errors);
+	one("ppctld_sample_duration_seconds", "How long the last sampling round took.", "gauge",
+	    s.last_sample_s);
+	one("ppctld_history_bytes", "Memory held by the pools' histories.", "gauge",
+	    static_cast<std::uint64_t>(s.history_bytes));
+	one("ppctld_alerts_raised_total", "Alerts raised since the daemon started.", "counter",
+	    s.alerts_raised);
+	w.finish();
 }
 
 std::string exposition(const Snapshot &s)
 {
-	std::ostringstream os;
-	prometheus::TextSerializer().Serialize(os, metric_families(s));
-	return os.str();
+	std::string text;
+	write_exposition(s, [&](std::string_view piece) { text.append(piece); });
+	return text;
 }
 
 void write_textfile(const std::string &path, const Snapshot &s)
 {
-	std::string text = exposition(s);
 	std::string tmp = path + ".tmp";
 	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		throw std::system_error(errno, std::generic_category(), "cannot create " + tmp);
-	std::size_t off = 0;
-	while (off < text.size()) {
-		ssize_t n = write(fd, text.data() + off, text.size() - off);
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			unlink(tmp.c_str());
-			throw std::system_error(e, std::generic_category(), "cannot write " + tmp);
+	int err = 0;
+	write_exposition(s, [&](std::string_view piece) {
+		while (!err && !piece.empty()) {
+			ssize_t n = write(fd, piece.data(), piece.size());
+			if (n < 0 && errno != EINTR)
+				err = errno;
+			else if (n > 0)
+				piece.remove_prefix(static_cast<std::size_t>(n));
 		}
-		off += static_cast<std::size_t>(n);
+	});
+	if (err) {
+		close(fd);
+		unlink(tmp.c_str());
+		throw std::system_error(err, std::generic_category(), "cannot write " + tmp);
 	}
 	if (close(fd) < 0 || rename(tmp.c_str(), path.c_str()) < 0) {
 		int e = errno;
 		unlink(tmp.c_str());
 		throw std::system_error(e, std::generic_category(), "cannot replace " + path);
 	}
+}
+
+namespace {
+
+// gzip of a stream, fed piece by piece (zlib's deflate with a gzip header).
+class Gzip {
+public:
+	Gzip()
+	{
+		// Level 1: the exposition repeats itself line after line, and
+		// compresses 10:1 at the fastest level already.
+		if (deflateInit2(&z_, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			throw std::bad_alloc();
+	}
+	~Gzip() { deflateEnd(&z_); }
+	Gzip(const Gzip &) = delete;
+	Gzip &operator=(const Gzip &) = delete;
+
+	// Compress @in (all of it with @finish), handing full output to @out.
+	template <typename Out>
+	void feed(std::string_view in, bool finish, Out out)
+	{
+		z_.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+		z_.avail_in = static_cast<uInt>(in.size());
+		int rc;
+		do {
+			z_.next_out = reinterpret_cast<Bytef *>(buf_.data());
+			z_.avail_out = static_cast<uInt>(buf_.size());
+			rc = deflate(&z_, finish ? Z_FINISH : Z_NO_FLUSH);
+			std::size_t n = buf_.size() - z_.avail_out;
+			if (n)
+				out(std::string_view(buf_.data(), n));
+		} while (z_.avail_out == 0 || (finish && rc != Z_STREAM_END));
+	}
+
+private:
+	z_stream z_{};
+	std::vector<char> buf_ = std::vector<char>(kExpositionPiece);
+};
+
+class Handler final : public CivetHandler {
+public:
+	explicit Handler(const Store &store) : store_(store) {}
+
+	bool handleGet(CivetServer *, mg_connection *conn) override
+	{
+		scrapes_++;
+		std::shared_ptr<const Snapshot> snap = store_.snapshot();
+		const char *accept = mg_get_header(conn, "Accept-Encoding");
+		const bool gzip = accept && std::string_view(accept).find("gzip") != std::string_view::npos;
+		mg_response_header_start(conn, 200);
+		mg_response_header_add(conn, "Content-Type", "text/plain; version=0.0.4; charset=utf-8",
+				       -1);
+		if (gzip)
+			mg_response_header_add(conn, "Content-Encoding", "gzip", -1);
+		mg_response_header_add(conn, "Transfer-Encoding", "chunked", -1);
+		mg_response_header_send(conn);
+		// A client that went away: the rest of the text is not written.
+		bool gone = false;
+		auto send = [&](std::string_view chunk) {
+			if (!gone && mg_send_chunk(conn, chunk.data(),
+						   static_cast<unsigned>(chunk.size())) < 0)
+				gone = true;
+		};
+		try {
+			if (gzip) {
+				Gzip z;
+				write_exposition(*snap, [&](std::string_view piece) {
+					if (!gone)
+						z.feed(piece, false, send);
+				});
+				z.feed({}, true, send);
+			} else {
+				write_exposition(*snap, send);
+			}
+		} catch (const std::exception &) {
+			// No memory for zlib: the reply ends here, short.
+			gone = true;
+		}
+		if (!gone)
+			mg_send_chunk(conn, "", 0);
+		return true;
+	}
+
+	std::atomic<std::uint64_t> scrapes_{0};
+
+private:
+	const Store &store_;
+};
+
+}  // namespace
+
+struct MetricsServer::Impl {
+	explicit Impl(const Store &store) : handler(store) {}
+	Handler handler;
+	std::unique_ptr<CivetServer> server;
+};
+
+MetricsServer::MetricsServer(const std::string &listen, const Store &store)
+	: impl_(std::make_unique<Impl>(store))
+{
+	try {
+		impl_->server = std::make_unique<CivetServer>(std::vector<std::string>{
+			"listening_ports", listen, "num_threads", "4", "request_timeout_ms", "10000",
+			"enable_keep_alive", "yes"});
+	} catch (const CivetException &e) {
+		throw std::runtime_error(e.what());
+	}
+	impl_->server->addHandler("/metrics", impl_->handler);
+}
+
+MetricsServer::~MetricsServer()
+{
+	// Stop the threads before the handler they call goes.
+	if (impl_)
+		impl_->server.reset();
+}
+
+std::uint64_t MetricsServer::take_scrapes()
+{
+	return impl_->handler.scrapes_.exchange(0);
+}
+
+int MetricsServer::port() const
+{
+	auto ports = impl_->server->getListeningPorts();
+	return ports.empty() ? 0 : ports.front();
 }
 
 }  // namespace ppctld

@@ -1,44 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 // ppctld: the Prometheus view of a snapshot (Documentation/ppctld.rst lists
-// every metric).  Built at scrape time from the store's last published
+// every metric).  Written at scrape time from the store's last published
 // snapshot, so one scrape shows one sampling instant.
+//
+// The text is streamed from the snapshot in pieces of a few KiB: a scrape
+// of 1,000 pools (1.3 MB of text) never holds its text whole, nor an object
+// per series as prometheus-cpp's Collectable would (those made a scrape's
+// heap peak at 12 MB).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
-#include <vector>
-
-#include <prometheus/collectable.h>
-#include <prometheus/metric_family.h>
+#include <string_view>
 
 #include "store.h"
 
 namespace ppctld {
 
-// Every metric family of @s.
-std::vector<prometheus::MetricFamily> metric_families(const Snapshot &s);
+// The text exposition (format 0.0.4) of @s, handed to @sink in pieces of
+// about kExpositionPiece bytes, each ending at a line's end.
+inline constexpr std::size_t kExpositionPiece = 16 << 10;
+void write_exposition(const Snapshot &s, const std::function<void(std::string_view)> &sink);
 
-class SnapshotCollector : public prometheus::Collectable {
-public:
-	explicit SnapshotCollector(const Store &store) : store_(store) {}
-	std::vector<prometheus::MetricFamily> Collect() const override;
-	// Scrapes served since the last call (the daemon trims its heap after
-	// them: one exposition of 1,000 pools is megabytes of text).
-	std::uint64_t take_scrapes() { return scrapes_.exchange(0); }
-
-private:
-	const Store &store_;
-	mutable std::atomic<std::uint64_t> scrapes_{0};
-};
-
-// The text exposition of @s.
+// The whole text exposition of @s.
 std::string exposition(const Snapshot &s);
 
 // Write @s in the node_exporter textfile format to @path, atomically (a
 // temporary file in the same directory, renamed).  Throws
 // std::system_error on failure.
 void write_textfile(const std::string &path, const Snapshot &s);
+
+// GET /metrics on @listen (civetweb threads): the published snapshot of
+// @store, streamed in chunks, gzip-compressed when the client accepts it.
+class MetricsServer {
+public:
+	// Throws std::runtime_error when civetweb cannot listen on @listen.
+	MetricsServer(const std::string &listen, const Store &store);
+	~MetricsServer();
+	MetricsServer(const MetricsServer &) = delete;
+	MetricsServer &operator=(const MetricsServer &) = delete;
+
+	// Scrapes served since the last call (the daemon trims its heap after
+	// them).
+	std::uint64_t take_scrapes();
+	// The port it listens on (the first, if several).
+	int port() const;
+
+private:
+	struct Impl;
+	std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace ppctld

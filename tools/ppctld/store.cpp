@@ -82,7 +82,7 @@ void Store::add(const ppkit::Pool &p)
 		// The same id, another pool: the old one is gone.
 		retire(k);
 	}
-	PoolState st{p, false, {}, Row{}, History(capacity_), {}, {}};
+	PoolState st{p, false, false, {}, Row{}, History(capacity_), {}, {}};
 	st.row.pool = p;
 	live_.emplace(k, std::move(st));
 }
@@ -175,17 +175,25 @@ std::vector<AlertEvent> Store::on_stats(
 						 *inflight, UINT32_MAX))
 				       : 0;
 		Row &row = st.row;
-		row.hit.reset();
-		row.recycle.reset();
-		row.alloc_per_s.reset();
-		row.released_per_s.reset();
-		if (st.sampled) {
-			ppkit::Window w = ppkit::window(row.stats, st.last_taken, s, taken);
-			row.hit = w.hit;
-			row.recycle = w.recycle;
-			row.alloc_per_s = w.served_per_second();
-			row.released_per_s = w.per_second(ppkit::Counter::PagesReleased);
+		// Of 1,000 pools most are idle: nothing moved since the last
+		// sample, nor in the window before, whose rates (none, 0 per
+		// second) are this one's too.
+		const bool same = st.sampled && taken > st.last_taken &&
+				  s.present == row.stats.present && s.values == row.stats.values;
+		if (!same || !st.steady) {
+			row.hit.reset();
+			row.recycle.reset();
+			row.alloc_per_s.reset();
+			row.released_per_s.reset();
+			if (st.sampled) {
+				ppkit::Window w = ppkit::window(row.stats, st.last_taken, s, taken);
+				row.hit = w.hit;
+				row.recycle = w.recycle;
+				row.alloc_per_s = w.served_per_second();
+				row.released_per_s = w.per_second(ppkit::Counter::PagesReleased);
+			}
 		}
+		st.steady = same;
 		pt.alloc_per_s = as_float(row.alloc_per_s);
 		pt.released_per_s = as_float(row.released_per_s);
 		pt.hit = as_float(row.hit);
@@ -284,15 +292,20 @@ void Store::publish()
 {
 	auto s = std::make_shared<Snapshot>();
 	s->rows.reserve(live_.size());
-	for (const auto &[k, st] : live_)
+	std::size_t bytes = 0;
+	for (const auto &[k, st] : live_) {
 		s->rows.push_back(st.row);
+		bytes += st.history.memory();
+	}
+	for (const PoolState &st : gone_)
+		bytes += st.history.memory();
 	for (const auto &[src, b] : backends_)
 		s->backends.push_back(b);
 	s->samples = samples_;
 	s->sample_errors = sample_errors_;
 	s->last_sample_s = last_sample_s_;
 	s->realtime_ns = now_realtime_ns();
-	s->history_bytes = history_bytes();
+	s->history_bytes = bytes;	// history_bytes(), in the same walk
 	s->gone_pools = gone_.size();
 	s->alerts_raised = alerts_raised_;
 	std::lock_guard lock(snap_mu_);

@@ -127,6 +127,9 @@ private:
 	struct PoolState {
 		ppkit::Pool pool;
 		bool sampled = false;		// row.stats and last_taken hold a sample
+		// The row's rates are those of a window in which no counter
+		// moved: another such window has the same (idle pools).
+		bool steady = false;
 		Clock::time_point last_taken{};
 		Row row;
 		History history;
