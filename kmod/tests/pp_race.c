@@ -754,6 +754,14 @@ static void test_ring_resize_during_refill(void)
 
 #define PR_FRAG_SIZE	(PAGE_SIZE / 4)
 #define PR_FRAG_Q	4096
+/*
+ * The returner takes up to 16 pages' fragments at a time and gives the
+ * stack's back first: the refills then find pages the stack is done with
+ * while the driver still has fragments of them out (the FIFO lets go of
+ * its share, the driver's last put recycles the page), however fast that
+ * side keeps up.
+ */
+#define PR_FRAG_BATCH	64
 
 struct pr_frag_item {
 	struct page *page;
@@ -766,6 +774,7 @@ struct pr_frag {
 	u64 cookie;
 	spinlock_t lock;	/* the queue from the cutter to the returner */
 	struct pr_frag_item q[PR_FRAG_Q];
+	struct pr_frag_item batch[PR_FRAG_BATCH];	/* the returner's */
 	unsigned int head, tail;
 	unsigned long cut, lent, given, twice, rounds;
 	atomic_t stop;
@@ -851,13 +860,22 @@ static void pr_frag_return(struct pr_frag *x, const struct pr_frag_item *it)
 static int pr_frag_returner_fn(void *arg)
 {
 	struct pr_frag *x = arg;
-	struct pr_frag_item it;
+	struct pr_frag_item *it = x->batch;
+	unsigned int n, i;
 
 	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
-		if (pr_frag_pop(x, &it))
-			pr_frag_return(x, &it);
-		else
+		for (n = 0; n < PR_FRAG_BATCH && pr_frag_pop(x, &it[n]); n++)
+			;
+		if (!n) {
 			cond_resched();
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			if (it[i].lent)
+				pr_frag_return(x, &it[i]);
+		for (i = 0; i < n; i++)
+			if (!it[i].lent)
+				pr_frag_return(x, &it[i]);
 	}
 	return 0;
 }
