@@ -83,55 +83,16 @@ static noinline void ppb_put_ring(struct ppb_pool *pool, struct page *page)
 }
 
 /*
- * A reusable page that is not a direct return to a pool with nothing to
- * check: the node and the sync for the device as the pool asks, then the
- * cache (@direct: the allocating context returns) or the ring.
+ * Each return reads the page's refcount and pfmemalloc bit once, then
+ * what @checks (the pool's put_checks but PPB_PC_FRAG) asks: the page's
+ * node against the pool's, the sync for the device, a destroyed pool.
+ * Inlined with @checks a constant, each kind of pool gets its own path;
+ * with nothing to check, a direct return makes no call.
  *
  * As with the kernel's page_pool, the driver stops the allocating context
  * (NAPI) before it destroys the pool; a direct return after destroy (the
  * flag is read in the same RCU section that destroy waits for) goes the
  * ring's way and is released, never into a cache the release work flushes.
- */
-static noinline void ppb_put_checked(struct ppb_pool *pool, struct page *page,
-				     unsigned int dma_sync_size, bool direct)
-{
-	u8 checks = READ_ONCE(pool->put_checks);
-
-	if (unlikely(checks & PPB_PC_NODE)) {
-		int nid = READ_ONCE(pool->nid);
-
-		if (nid != NUMA_NO_NODE && page_to_nid(page) != nid) {
-			ppb_put_release(pool, page, PPB_P_FAR_NODE);
-			return;
-		}
-	}
-	if (direct && likely(!(checks & PPB_PC_DESTROYED))) {
-		if (likely(ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
-			if (checks & PPB_PC_SYNC)
-				ppb_sync_direct(pool, page, dma_sync_size);
-			ppb_cache_push(pool, page);
-			return;
-		}
-		ppb_cinc(pool, PPB_C_CACHE_FULL);
-	}
-	if (checks & PPB_PC_SYNC)
-		ppb_sync_for_device(pool, page, dma_sync_size);
-	ppb_put_ring(pool, page);
-}
-
-/* XDP_DROP's return: a sync for the device, then the cache, which has room. */
-static __always_inline void ppb_put_direct_sync(struct ppb_pool *pool, struct page *page,
-						unsigned int dma_sync_size)
-{
-	ppb_sync_direct(pool, page, dma_sync_size);
-	ppb_cache_push(pool, page);
-}
-
-/*
- * Each return reads the page's refcount and pfmemalloc bit once.  The
- * common case, a direct return to a pool with nothing to check, makes no
- * call (the micro-benchmark's fast case).  @checks: the pool's put_checks
- * but PPB_PC_FRAG, the fragments being dealt with.
  */
 static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *page,
 					  unsigned int dma_sync_size, bool allow_direct,
@@ -147,29 +108,36 @@ static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *pa
 		ppb_put_release(pool, page, PPB_P_PFMEMALLOC);
 		return;
 	}
-	/* In a softirq, @checks was read with BHs off: an RCU section. */
-	if (likely(in_softirq())) {
-		if (likely(allow_direct)) {
-			if (likely(!(checks & ~PPB_PC_SYNC) &&
-				   ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
-				if (likely(!checks))
-					ppb_cache_push(pool, page);
-				else
-					ppb_put_direct_sync(pool, page, dma_sync_size);
-				return;
-			}
-		} else if (likely(!checks)) {
-			ppb_put_ring_softirq(pool, page);
-			return;
-		}
-	} else {
-		allow_direct = false;
-		if (likely(!checks)) {
-			ppb_put_ring(pool, page);
+	if (checks & PPB_PC_NODE) {
+		int nid = READ_ONCE(pool->nid);
+
+		if (unlikely(nid != NUMA_NO_NODE && page_to_nid(page) != nid)) {
+			ppb_put_release(pool, page, PPB_P_FAR_NODE);
 			return;
 		}
 	}
-	ppb_put_checked(pool, page, dma_sync_size, allow_direct);
+	/* In a softirq, @checks was read with BHs off: an RCU section. */
+	if (likely(in_softirq())) {
+		if (likely(allow_direct && !(checks & PPB_PC_DESTROYED))) {
+			if (likely(ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
+				if (checks & PPB_PC_SYNC)
+					ppb_sync_direct(pool, page, dma_sync_size);
+				ppb_cache_push(pool, page);
+				return;
+			}
+			ppb_cinc(pool, PPB_C_CACHE_FULL);
+		}
+		if (checks & PPB_PC_SYNC)
+			ppb_sync_for_device(pool, page, dma_sync_size);
+		if (likely(!(checks & PPB_PC_DESTROYED)))
+			ppb_put_ring_softirq(pool, page);
+		else
+			ppb_put_ring(pool, page);
+		return;
+	}
+	if (checks & PPB_PC_SYNC)
+		ppb_sync_for_device(pool, page, dma_sync_size);
+	ppb_put_ring(pool, page);
 }
 
 /* A page whose last fragment is back, as if the driver returned it whole. */
@@ -181,9 +149,8 @@ void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_s
 }
 
 /*
- * A return to a pool with something to check: a fragment (the page goes
- * back with the last one out), the sync for the device, the node, a
- * destroyed pool.
+ * A return to a pool with more to check: a fragment (the page goes back
+ * with the last one out), the node, a destroyed pool.
  */
 static noinline void ppb_put_page_checks(struct ppb_pool *pool, struct page *page,
 					 unsigned int dma_sync_size, bool allow_direct,
