@@ -61,6 +61,8 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 
 	/* The cache's entry count and refill mark are 8 bits of its top word. */
 	BUILD_BUG_ON(PPB_CACHE_SIZE > 255);
+	/* Drivers find the cache at the start of the pool (ppb_pool_cache). */
+	BUILD_BUG_ON(offsetof(struct ppb_pool, cache) != 0);
 
 	err = ppb_params_check(params, &why);
 	if (err) {
@@ -77,7 +79,7 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 	pool->p.owner = NULL;
 	strscpy(pool->owner, params->owner ?: "unknown", sizeof(pool->owner));
 	pool->nid = params->nid;
-	pool->put_checks = ppb_put_checks(params->nid, params->flags);
+	pool->cache.put_checks = ppb_put_checks(params->nid, params->flags);
 	seqcount_init(&pool->seq);
 	INIT_DELAYED_WORK(&pool->release_dw, ppb_release_retry);
 	pool->page_bytes = PAGE_SIZE << params->order;
@@ -232,21 +234,29 @@ static void ppb_refill_from_allocator(struct ppb_pool *pool, gfp_t gfp)
 	}
 }
 
-/* The direct-return count in the cache's top word is about to overflow. */
-noinline void ppb_cache_fold_overflow(struct ppb_pool *pool)
+/*
+ * The push into a cache with room that ppb_cache_try_push() leaves: it
+ * settles the refill's mark, or the direct-return count in the top word
+ * is about to reach bit 63.  Then the sync of a pool that syncs.
+ */
+noinline void ppb_cache_push_slow(struct ppb_pool *pool, struct page *page,
+				  unsigned int dma_sync_size, bool sync)
 {
-	ppb_books_begin(pool);
-	ppb_cache_fold_pushes(pool);
-	ppb_books_end(pool);
-}
+	u64 top = pool->cache.top;
+	u32 n = ppb_top_count(top);
 
-/* The refill's mark follows at the next push (ppb_top_seg). */
-static inline struct page *ppb_cache_pop(struct ppb_pool *pool)
-{
-	u64 top = pool->cache.top - 1;
-
+	if (n < ((top >> 8) & 0xff))
+		top = ppb_top(top, n, n);
+	pool->cache.pages[n] = page;
+	top += PPB_TOP_PUSH + 1;
 	pool->cache.top = top;
-	return pool->cache.pages[ppb_top_count(top)];
+	if (top >> 63) {
+		ppb_books_begin(pool);
+		ppb_cache_fold_pushes(pool);
+		ppb_books_end(pool);
+	}
+	if (sync)
+		ppb_sync_direct(pool, page, dma_sync_size);
 }
 
 /* The last refill is over: add what it served to the running totals. */
@@ -312,7 +322,7 @@ static struct page *ppb_refilled(struct ppb_pool *pool, u32 stack, bool fresh,
 	return n ? c->pages[n - 1] : NULL;
 }
 
-static noinline struct page *ppb_alloc_slow(struct ppb_pool *pool, gfp_t gfp)
+struct page *ppb_alloc_pages_slow(struct ppb_pool *pool, gfp_t gfp)
 {
 	struct ppb_cache *c = &pool->cache;
 	u32 stack;
@@ -332,15 +342,7 @@ static noinline struct page *ppb_alloc_slow(struct ppb_pool *pool, gfp_t gfp)
 	return ppb_refilled(pool, 0, true,
 			    pool->p.order ? PPB_C_SLOW_HIGH_ORDER : PPB_C_SLOW);
 }
-
-struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp)
-{
-	/* Hot pages first: the cache is a stack, the last page in is still in cache. */
-	if (likely(ppb_cache_count(&pool->cache)))
-		return ppb_cache_pop(pool);
-	return ppb_alloc_slow(pool, gfp);
-}
-EXPORT_SYMBOL_GPL(ppb_alloc_pages);
+EXPORT_SYMBOL_GPL(ppb_alloc_pages_slow);
 
 /*
  * The page being cut up has served its last fragment: drop the carving
@@ -405,8 +407,8 @@ void ppb_update_nid(struct ppb_pool *pool, int new_nid)
 	if (READ_ONCE(pool->nid) == new_nid)
 		return;
 	WRITE_ONCE(pool->nid, new_nid);
-	WRITE_ONCE(pool->put_checks, ppb_put_checks(new_nid, pool->p.flags) |
-		   (pool->put_checks & PPB_PC_DESTROYED));
+	WRITE_ONCE(pool->cache.put_checks, ppb_put_checks(new_nid, pool->p.flags) |
+		   (pool->cache.put_checks & PPB_PC_DESTROYED));
 	/*
 	 * Cached pages are local to the old node: serving them would be slow
 	 * now.  Ring pages are checked as refills meet them.

@@ -15,8 +15,10 @@
 /* The sync for the device from any context: counted per CPU. */
 void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int len)
 {
+	len = ppb_sync_len(pool, len);
 	ppb_pinc(pool, PPB_P_SYNC);
-	ppb_padd(pool, PPB_P_SYNC_BYTES, __ppb_sync_for_device(pool, page, len));
+	ppb_padd(pool, PPB_P_SYNC_BYTES, len);
+	__ppb_sync_for_device(pool, page, len);
 }
 
 static bool ppb_page_set_dma(struct page *page, dma_addr_t dma)

@@ -15,26 +15,12 @@
 #include <ppkit/compat.h>
 
 /*
- * References the pool holds on each of its pages.  While a page is lent to
- * the stack, one of them is the stack's; the page is free to reuse again
- * when its count falls back to PPB_BIAS - 1.  Large enough that clones and
- * frag references never reach it, small enough to stay far from overflow.
- */
-#define PPB_BIAS		USHRT_MAX
-
-/*
  * page->index of a pool page lent to the stack (unused otherwise while the
  * pool holds the page): a second lend of the same page is refused, and one
  * unmapped at destroy is not unmapped again when it leaves.
  */
 #define PPB_PAGE_LENT		0x70706c65UL
 #define PPB_PAGE_UNMAPPED	0x7070756eUL
-
-/* pool->put_checks: what a return must look at besides the refcount. */
-#define PPB_PC_NODE		BIT(0)	/* the pool has a node: check the page's */
-#define PPB_PC_SYNC		BIT(1)	/* sync for the device */
-#define PPB_PC_DESTROYED	BIT(2)	/* never into the cache again */
-#define PPB_PC_FRAG		BIT(3)	/* a fragment: the last one returns the page */
 
 /*
  * Fragment pages (PPB_FLAG_PAGE_FRAG) count their holders in the second
@@ -125,33 +111,6 @@ struct ppb_lent_fifo {
 	struct ppb_lent e[];
 };
 
-/*
- * The NAPI-local cache, a stack.  Refills happen only when it is empty and
- * lay down, bottom up, pages reclaimed from the stack then pages from the
- * ring, or fresh pages; direct returns pile on top.  So where a served page
- * came from follows from positions alone: entries below @seg are what is
- * left of the last refill, entries above are direct returns.  The fast path
- * keeps @seg a running minimum and counts nothing else; the statistics work
- * out the rest (ppb_get_stats).  A refill lays its pages down unseen
- * (@fill) and publishes them, with the last refill's totals, in one
- * section of the pool's seqcount (ppb_refilled), so that a reader never
- * sees half of it.
- */
-struct ppb_cache {
-	/*
-	 * Bits 0-7: entries; 8-15: @seg, entries of the last refill still here
-	 * (at the bottom); 16-63: direct returns since the last fold.  One load
-	 * and one store per operation on the fast path, counting included.
-	 */
-	u64 top;
-	u32 seg_len;		/* size of the last refill */
-	u32 seg_stack;		/* of which reclaimed from the stack (the lowest) */
-	u32 seg_fresh;		/* the rest came from the allocator, not the ring */
-	u32 fill;		/* pages laid down by the refill under way */
-	u32 fill_new;		/* of which fresh from the allocator */
-	struct page *pages[PPB_CACHE_SIZE];
-};
-
 struct ppb_pool {
 	/* Consumer side: touched only by the allocating (NAPI) context. */
 	struct ppb_cache cache ____cacheline_aligned_in_smp;
@@ -167,7 +126,6 @@ struct ppb_pool {
 
 	struct ppb_params p;
 	int nid;			/* effective node, updated by ppb_update_nid */
-	u8 put_checks;			/* PPB_PC_*: what a return must look at */
 	bool destroyed;
 	bool ring_resizing;		/* refills take the consumer lock (pool-set) */
 	u32 refill_batch;		/* pages per cache refill, set by pool-set */
@@ -217,13 +175,6 @@ static inline void ppb_pinc(struct ppb_pool *pool, enum ppb_pctr c)
 static inline void ppb_padd(struct ppb_pool *pool, enum ppb_pctr c, u64 n)
 {
 	this_cpu_add(pool->stats->c[c], n);
-}
-
-#define PPB_TOP_PUSH		BIT_ULL(16)
-
-static inline u32 ppb_top_count(u64 top)
-{
-	return top & 0xff;
 }
 
 /*
@@ -288,38 +239,23 @@ static inline void ppb_books_end(struct ppb_pool *pool)
 	local_bh_enable();
 }
 
-void ppb_cache_fold_overflow(struct ppb_pool *pool);
-
-/*
- * A direct return from the allocating context into a cache with room:
- * counted in the same store, which also settles the refill's mark.
- */
-static inline void ppb_cache_push(struct ppb_pool *pool, struct page *page)
-{
-	u64 top = pool->cache.top;
-	u32 n = ppb_top_count(top);
-
-	if (unlikely(n < ((top >> 8) & 0xff)))
-		top = ppb_top(top, n, n);
-	pool->cache.pages[n] = page;
-	pool->cache.top = top + PPB_TOP_PUSH + 1;
-	/* 2^47 returns without a refill: fold before the field overflows. */
-	if (unlikely(top >> 63))
-		ppb_cache_fold_overflow(pool);
-}
+void ppb_cache_push_slow(struct ppb_pool *pool, struct page *page,
+			 unsigned int dma_sync_size, bool sync);
 
 /*
  * Hand a page back to the device: only what it may have written (the driver
- * says how much, never more than max_len), not the whole page.  Returns the
- * bytes synced, for the caller's counters.
+ * says how much, never more than max_len), not the whole page.
  */
-static inline unsigned int __ppb_sync_for_device(struct ppb_pool *pool, struct page *page,
-						 unsigned int len)
+static inline unsigned int ppb_sync_len(const struct ppb_pool *pool, unsigned int len)
 {
-	len = min(len, pool->p.max_len);
+	return min(len, pool->p.max_len);
+}
+
+static inline void __ppb_sync_for_device(struct ppb_pool *pool, struct page *page,
+					 unsigned int len)
+{
 	dma_sync_single_range_for_device(pool->p.dev, ppb_get_dma_addr(page),
 					 pool->p.offset, len, pool->p.dma_dir);
-	return len;
 }
 
 /*
@@ -331,7 +267,10 @@ static inline unsigned int __ppb_sync_for_device(struct ppb_pool *pool, struct p
 static inline void ppb_sync_direct(struct ppb_pool *pool, struct page *page,
 				   unsigned int dma_sync_size)
 {
-	ppb_cadd(pool, PPB_C_SYNC_BYTES, __ppb_sync_for_device(pool, page, dma_sync_size));
+	unsigned int len = ppb_sync_len(pool, dma_sync_size);
+
+	ppb_cadd(pool, PPB_C_SYNC_BYTES, len);
+	__ppb_sync_for_device(pool, page, len);
 }
 
 /* Pages of the current refill served so far: from the stack, and the rest. */

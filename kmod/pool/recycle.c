@@ -83,6 +83,21 @@ static noinline void ppb_put_ring(struct ppb_pool *pool, struct page *page)
 }
 
 /*
+ * Synced for the device, into the ring: out of line, so that the paths
+ * into the cache save no registers.  @softirq: from a softirq that read
+ * put_checks clear of PPB_PC_DESTROYED.
+ */
+static noinline void ppb_put_ring_synced(struct ppb_pool *pool, struct page *page,
+					 unsigned int dma_sync_size, bool softirq)
+{
+	ppb_sync_for_device(pool, page, dma_sync_size);
+	if (softirq)
+		ppb_put_ring_softirq(pool, page);
+	else
+		ppb_put_ring(pool, page);
+}
+
+/*
  * Each return reads the page's refcount and pfmemalloc bit once, then
  * what @checks (the pool's put_checks but PPB_PC_FRAG) asks: the page's
  * node against the pool's, the sync for the device, a destroyed pool.
@@ -120,24 +135,29 @@ static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *pa
 	if (likely(in_softirq())) {
 		if (likely(allow_direct && !(checks & PPB_PC_DESTROYED))) {
 			if (likely(ppb_top_count(pool->cache.top) < PPB_CACHE_SIZE)) {
-				if (checks & PPB_PC_SYNC)
+				/* Only this context pops: the sync may follow. */
+				if (unlikely(!ppb_cache_try_push(&pool->cache, page)))
+					ppb_cache_push_slow(pool, page, dma_sync_size,
+							    checks & PPB_PC_SYNC);
+				else if (checks & PPB_PC_SYNC)
 					ppb_sync_direct(pool, page, dma_sync_size);
-				ppb_cache_push(pool, page);
 				return;
 			}
 			ppb_cinc(pool, PPB_C_CACHE_FULL);
 		}
 		if (checks & PPB_PC_SYNC)
-			ppb_sync_for_device(pool, page, dma_sync_size);
-		if (likely(!(checks & PPB_PC_DESTROYED)))
+			ppb_put_ring_synced(pool, page, dma_sync_size,
+					    !(checks & PPB_PC_DESTROYED));
+		else if (likely(!(checks & PPB_PC_DESTROYED)))
 			ppb_put_ring_softirq(pool, page);
 		else
 			ppb_put_ring(pool, page);
 		return;
 	}
 	if (checks & PPB_PC_SYNC)
-		ppb_sync_for_device(pool, page, dma_sync_size);
-	ppb_put_ring(pool, page);
+		ppb_put_ring_synced(pool, page, dma_sync_size, false);
+	else
+		ppb_put_ring(pool, page);
 }
 
 /* A page whose last fragment is back, as if the driver returned it whole. */
@@ -145,7 +165,7 @@ void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_s
 		    bool allow_direct)
 {
 	ppb_put_whole(pool, page, dma_sync_size, allow_direct,
-		      READ_ONCE(pool->put_checks) & ~PPB_PC_FRAG);
+		      READ_ONCE(pool->cache.put_checks) & ~PPB_PC_FRAG);
 }
 
 /*
@@ -165,16 +185,18 @@ static noinline void ppb_put_page_checks(struct ppb_pool *pool, struct page *pag
 }
 
 /* A return to a pool that syncs for the device and has nothing else to check. */
-static noinline notrace void ppb_put_page_sync(struct ppb_pool *pool, struct page *page,
-					       unsigned int dma_sync_size, bool allow_direct)
+void ppb_put_page_sync(struct ppb_pool *pool, struct page *page,
+		       unsigned int dma_sync_size, bool allow_direct)
 {
 	ppb_put_whole(pool, page, dma_sync_size, allow_direct, PPB_PC_SYNC);
 }
+EXPORT_SYMBOL_GPL(ppb_put_page_sync);
 
-void ppb_put_page(struct ppb_pool *pool, struct page *page,
-		  unsigned int dma_sync_size, bool allow_direct)
+/* What ppb_put_page() does not do inline, put_checks read again. */
+void ppb_put_page_slow(struct ppb_pool *pool, struct page *page,
+		       unsigned int dma_sync_size, bool allow_direct)
 {
-	u8 checks = READ_ONCE(pool->put_checks);
+	u8 checks = READ_ONCE(pool->cache.put_checks);
 
 	if (likely(!checks))
 		ppb_put_whole(pool, page, dma_sync_size, allow_direct, 0);
@@ -183,7 +205,7 @@ void ppb_put_page(struct ppb_pool *pool, struct page *page,
 	else
 		ppb_put_page_checks(pool, page, dma_sync_size, allow_direct, checks);
 }
-EXPORT_SYMBOL_GPL(ppb_put_page);
+EXPORT_SYMBOL_GPL(ppb_put_page_slow);
 
 /*
  * A page the stack has let go, in the allocating context (or at teardown):

@@ -122,7 +122,7 @@ void ppb_pool_destroy(struct ppb_pool *pool)
 	/* The allocating context is stopped: the page it was cutting up is done. */
 	ppb_frag_page_done(pool);
 	WRITE_ONCE(pool->destroyed, true);
-	WRITE_ONCE(pool->put_checks, pool->put_checks | PPB_PC_DESTROYED);
+	WRITE_ONCE(pool->cache.put_checks, pool->cache.put_checks | PPB_PC_DESTROYED);
 	synchronize_rcu();
 	pool->detached = ktime_get_real();
 	pool->destroy_s = ktime_get_boottime_seconds();

@@ -16,6 +16,8 @@
 #include <linux/types.h>
 #include <linux/mm.h>
 #include <linux/dma-mapping.h>
+#include <linux/preempt.h>
+#include <linux/overflow.h>
 
 struct ppb_pool;
 struct sk_buff;
@@ -59,6 +61,84 @@ struct ppb_params {
 	struct net_device *netdev;	/* the netdev the pool serves, if any */
 	unsigned int queue;		/* and its RX queue */
 };
+
+/*
+ * References the pool holds on each of its pages.  While a page is lent to
+ * the stack, one of them is the stack's; the page is free to reuse again
+ * when its count falls back to PPB_BIAS - 1.  Large enough that clones and
+ * frag references never reach it, small enough to stay far from overflow.
+ */
+#define PPB_BIAS		USHRT_MAX
+
+/* put_checks: what a return must look at besides the refcount. */
+#define PPB_PC_NODE		BIT(0)	/* the pool has a node: check the page's */
+#define PPB_PC_SYNC		BIT(1)	/* sync for the device */
+#define PPB_PC_DESTROYED	BIT(2)	/* never into the cache again */
+#define PPB_PC_FRAG		BIT(3)	/* a fragment: the last one returns the page */
+
+/*
+ * Every pool begins with its NAPI-local cache, a stack that only the
+ * allocating context touches.  ppb_alloc_pages() and ppb_put_page() pop
+ * and push it inline; the rest of a pool is pp_backport's own.
+ *
+ * Refills happen only when the cache is empty and lay down, bottom up,
+ * pages reclaimed from the stack then pages from the ring, or fresh pages;
+ * direct returns pile on top.  So where a served page came from follows
+ * from positions alone: entries below @seg are what is left of the last
+ * refill, entries above are direct returns.  The fast path keeps @seg a
+ * running minimum and counts nothing else; the statistics work out the
+ * rest (ppb_get_stats).  A refill lays its pages down unseen (@fill) and
+ * publishes them, with the last refill's totals, in one section of the
+ * pool's seqcount (ppb_refilled), so that a reader never sees half of it.
+ */
+struct ppb_cache {
+	/*
+	 * Bits 0-7: entries; 8-15: @seg, entries of the last refill still here
+	 * (at the bottom), lowered by the next push rather than by each pop;
+	 * 16-62: direct returns since the last fold, folded before they reach
+	 * bit 63.  One load and one store per operation on the fast path,
+	 * counting included.
+	 */
+	u64 top;
+	u32 seg_len;		/* size of the last refill */
+	u32 seg_stack;		/* of which reclaimed from the stack (the lowest) */
+	u32 seg_fresh;		/* the rest came from the allocator, not the ring */
+	u32 fill;		/* pages laid down by the refill under way */
+	u32 fill_new;		/* of which fresh from the allocator */
+	u8 put_checks;		/* PPB_PC_*: read by every return */
+	struct page *pages[PPB_CACHE_SIZE];
+};
+
+#define PPB_TOP_PUSH		BIT_ULL(16)
+
+static inline u32 ppb_top_count(u64 top)
+{
+	return top & 0xff;
+}
+
+/*
+ * Onto a cache with room, from the allocating context, if the push needs
+ * nothing else: no refill mark to settle (the mark is above the count
+ * only after pops), no count to fold before it reaches bit 63.
+ */
+static inline bool ppb_cache_try_push(struct ppb_cache *c, struct page *page)
+{
+	u64 top = c->top;
+	u32 n = ppb_top_count(top);
+	s64 next;
+
+	if (unlikely(n < ((top >> 8) & 0xff) ||
+		     check_add_overflow((s64)top, (s64)(PPB_TOP_PUSH + 1), &next)))
+		return false;
+	c->pages[n] = page;
+	c->top = next;
+	return true;
+}
+
+static inline struct ppb_cache *ppb_pool_cache(struct ppb_pool *pool)
+{
+	return (struct ppb_cache *)pool;
+}
 
 /*
  * Statistics, always on.  The first group carries the kernel's page_pool
@@ -121,7 +201,22 @@ void ppb_pool_destroy(struct ppb_pool *pool);
 int ppb_params_check(const struct ppb_params *params, const char **why);
 u32 ppb_pool_id(const struct ppb_pool *pool);
 
-struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp);
+/* The cache is empty: refill it from recycled stock or the allocator. */
+struct page *ppb_alloc_pages_slow(struct ppb_pool *pool, gfp_t gfp);
+
+/* Hot pages first: the last page in is still in the CPU's cache. */
+static inline struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp)
+{
+	struct ppb_cache *c = ppb_pool_cache(pool);
+	u64 top = c->top;
+
+	if (likely(ppb_top_count(top))) {
+		c->top = --top;
+		return c->pages[ppb_top_count(top)];
+	}
+	return ppb_alloc_pages_slow(pool, gfp);
+}
+
 /*
  * @size bytes (rounded up to the DMA cache alignment) of a page of a
  * PPB_FLAG_PAGE_FRAG pool, at *@offset in the returned page; the page's
@@ -132,8 +227,42 @@ struct page *ppb_alloc_pages(struct ppb_pool *pool, gfp_t gfp);
  */
 struct page *ppb_alloc_frag(struct ppb_pool *pool, unsigned int *offset,
 			    unsigned int size, gfp_t gfp);
-void ppb_put_page(struct ppb_pool *pool, struct page *page,
-		  unsigned int dma_sync_size, bool allow_direct);
+void ppb_put_page_slow(struct ppb_pool *pool, struct page *page,
+		       unsigned int dma_sync_size, bool allow_direct);
+void ppb_put_page_sync(struct ppb_pool *pool, struct page *page,
+		       unsigned int dma_sync_size, bool allow_direct);
+
+/*
+ * A page back from the driver: into the cache if the allocating context
+ * returns it, else into the ring; released if anyone else holds it, if it
+ * is an emergency-reserve page or, in a pool with a node, if it is on
+ * another node.  Inline when the pool has nothing else to check and the
+ * push needs no book-keeping (ppb_cache_push_slow() does the rest); a
+ * pool that syncs for the device has a path of its own.
+ */
+static inline void ppb_put_page(struct ppb_pool *pool, struct page *page,
+				unsigned int dma_sync_size, bool allow_direct)
+{
+	struct ppb_cache *c = ppb_pool_cache(pool);
+
+	/*
+	 * put_checks is a byte that ppb_update_nid() and destroy set, read
+	 * whole each time; PPB_PC_DESTROYED never clears once set.
+	 */
+	if (likely(!data_race(c->put_checks))) {
+		if (allow_direct && likely(in_softirq()) &&
+		    likely(page_ref_count(page) == PPB_BIAS) &&
+		    likely(!page_is_pfmemalloc(page)) &&
+		    likely(ppb_top_count(c->top) < PPB_CACHE_SIZE) &&
+		    likely(ppb_cache_try_push(c, page)))
+			return;
+	} else if (READ_ONCE(c->put_checks) == PPB_PC_SYNC) {
+		ppb_put_page_sync(pool, page, dma_sync_size, allow_direct);
+		return;
+	}
+	ppb_put_page_slow(pool, page, dma_sync_size, allow_direct);
+}
+
 void ppb_update_nid(struct ppb_pool *pool, int new_nid);
 void ppb_pool_set_napi(struct ppb_pool *pool, struct napi_struct *napi);
 /*
