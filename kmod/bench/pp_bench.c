@@ -816,16 +816,16 @@ static void report(struct pp_bench *b)
 	/* Where the pools' pages came from: a check that each path ran as meant. */
 	ppb_get_stats(b->ppb, &st);
 	pr_info("ppkit pages: %s=%llu %s=%llu %s=%llu %s=%llu %s=%llu inflight=%llu\n",
-		ppb_stat_names[PPB_STAT_PAGES_FROM_CACHE],
-		st.c[PPB_STAT_PAGES_FROM_CACHE],
-		ppb_stat_names[PPB_STAT_PAGES_FROM_RING],
-		st.c[PPB_STAT_PAGES_FROM_RING],
-		ppb_stat_names[PPB_STAT_PAGES_FROM_STACK],
-		st.c[PPB_STAT_PAGES_FROM_STACK],
-		ppb_stat_names[PPB_STAT_PAGES_ALLOCATED],
-		st.c[PPB_STAT_PAGES_ALLOCATED],
-		ppb_stat_names[PPB_STAT_PAGES_RELEASED],
-		st.c[PPB_STAT_PAGES_RELEASED], st.inflight_pages);
+		ppb_stat_names[PPB_STAT(PAGES_FROM_CACHE)],
+		st.c[PPB_STAT(PAGES_FROM_CACHE)],
+		ppb_stat_names[PPB_STAT(PAGES_FROM_RING)],
+		st.c[PPB_STAT(PAGES_FROM_RING)],
+		ppb_stat_names[PPB_STAT(PAGES_FROM_STACK)],
+		st.c[PPB_STAT(PAGES_FROM_STACK)],
+		ppb_stat_names[PPB_STAT(PAGES_ALLOCATED)],
+		st.c[PPB_STAT(PAGES_ALLOCATED)],
+		ppb_stat_names[PPB_STAT(PAGES_RELEASED)],
+		st.c[PPB_STAT(PAGES_RELEASED)], st.inflight_pages);
 	pr_info("native pages: allocated=%u released=%d\n",
 		b->native->pages_state_hold_cnt,
 		atomic_read(&b->native->pages_state_release_cnt));

@@ -39,10 +39,12 @@ static inline atomic_long_t *ppb_frag_cnt(struct page *page)
 }
 
 /*
- * Counters as stored.  Those of the allocating (NAPI) context are plain
- * fields of the pool, written by that context alone; those of paths any CPU
- * may take are per-cpu.  ppb_get_stats() turns both into the published
- * ppb_stat values, so the fast path adds one to one counter per page.
+ * Counters as stored, not as published: the published ones are the uapi's
+ * (PPB_STAT()), and ppb_get_stats() is the one place that derives them from
+ * these.  Most are not one of them one to one: a page served is counted by
+ * where it lies in the cache, not by its own counter.  Those of the
+ * allocating (NAPI) context are plain fields of the pool, written by that
+ * context alone; those of paths any CPU may take are per-cpu.
  */
 enum ppb_cctr {
 	/* pages of finished refills served, by origin (see struct ppb_cache) */

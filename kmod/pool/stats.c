@@ -6,33 +6,33 @@
 #include "pool.h"
 
 const char * const ppb_stat_names[PPB_STAT_NR] = {
-	[PPB_STAT_ALLOC_FAST]			= "alloc_fast",
-	[PPB_STAT_ALLOC_SLOW]			= "alloc_slow",
-	[PPB_STAT_ALLOC_SLOW_HIGH_ORDER]	= "alloc_slow_high_order",
-	[PPB_STAT_ALLOC_EMPTY]			= "alloc_empty",
-	[PPB_STAT_ALLOC_REFILL]			= "alloc_refill",
-	[PPB_STAT_ALLOC_WAIVE]			= "alloc_waive",
-	[PPB_STAT_RECYCLE_CACHED]		= "recycle_cached",
-	[PPB_STAT_RECYCLE_CACHE_FULL]		= "recycle_cache_full",
-	[PPB_STAT_RECYCLE_RING]			= "recycle_ring",
-	[PPB_STAT_RECYCLE_RING_FULL]		= "recycle_ring_full",
-	[PPB_STAT_RECYCLE_RELEASED_REFCNT]	= "recycle_released_refcnt",
-	[PPB_STAT_PAGES_FROM_CACHE]		= "pages_from_cache",
-	[PPB_STAT_PAGES_FROM_RING]		= "pages_from_ring",
-	[PPB_STAT_PAGES_FROM_STACK]		= "pages_from_stack",
-	[PPB_STAT_PAGES_FROM_ALLOC]		= "pages_from_alloc",
-	[PPB_STAT_PAGES_ALLOCATED]		= "pages_allocated",
-	[PPB_STAT_PAGES_RELEASED]		= "pages_released",
-	[PPB_STAT_PAGES_RETURNED]		= "pages_returned",
-	[PPB_STAT_PAGES_LENT]			= "pages_lent",
-	[PPB_STAT_PAGES_RECLAIMED]		= "pages_reclaimed",
-	[PPB_STAT_PAGES_ORPHANED]		= "pages_orphaned",
-	[PPB_STAT_RELEASED_PFMEMALLOC]		= "released_pfmemalloc",
-	[PPB_STAT_RELEASED_FAR_NODE]		= "released_far_node",
-	[PPB_STAT_RELEASED_DESTROYED]		= "released_destroyed",
-	[PPB_STAT_RING_CONSUMED]		= "ring_consumed",
-	[PPB_STAT_SYNC_FOR_DEVICE]		= "sync_for_device",
-	[PPB_STAT_SYNC_FOR_DEVICE_BYTES]	= "sync_for_device_bytes",
+	[PPB_STAT(ALLOC_FAST)]			= "alloc_fast",
+	[PPB_STAT(ALLOC_SLOW)]			= "alloc_slow",
+	[PPB_STAT(ALLOC_SLOW_HIGH_ORDER)]	= "alloc_slow_high_order",
+	[PPB_STAT(ALLOC_EMPTY)]			= "alloc_empty",
+	[PPB_STAT(ALLOC_REFILL)]		= "alloc_refill",
+	[PPB_STAT(ALLOC_WAIVE)]			= "alloc_waive",
+	[PPB_STAT(RECYCLE_CACHED)]		= "recycle_cached",
+	[PPB_STAT(RECYCLE_CACHE_FULL)]		= "recycle_cache_full",
+	[PPB_STAT(RECYCLE_RING)]		= "recycle_ring",
+	[PPB_STAT(RECYCLE_RING_FULL)]		= "recycle_ring_full",
+	[PPB_STAT(RECYCLE_RELEASED_REFCNT)]	= "recycle_released_refcnt",
+	[PPB_STAT(PAGES_FROM_CACHE)]		= "pages_from_cache",
+	[PPB_STAT(PAGES_FROM_RING)]		= "pages_from_ring",
+	[PPB_STAT(PAGES_FROM_STACK)]		= "pages_from_stack",
+	[PPB_STAT(PAGES_FROM_ALLOC)]		= "pages_from_alloc",
+	[PPB_STAT(PAGES_ALLOCATED)]		= "pages_allocated",
+	[PPB_STAT(PAGES_RELEASED)]		= "pages_released",
+	[PPB_STAT(PAGES_RETURNED)]		= "pages_returned",
+	[PPB_STAT(PAGES_LENT)]			= "pages_lent",
+	[PPB_STAT(PAGES_RECLAIMED)]		= "pages_reclaimed",
+	[PPB_STAT(PAGES_ORPHANED)]		= "pages_orphaned",
+	[PPB_STAT(RELEASED_PFMEMALLOC)]		= "released_pfmemalloc",
+	[PPB_STAT(RELEASED_FAR_NODE)]		= "released_far_node",
+	[PPB_STAT(RELEASED_DESTROYED)]		= "released_destroyed",
+	[PPB_STAT(RING_CONSUMED)]		= "ring_consumed",
+	[PPB_STAT(SYNC_FOR_DEVICE)]		= "sync_for_device",
+	[PPB_STAT(SYNC_FOR_DEVICE_BYTES)]	= "sync_for_device_bytes",
 };
 EXPORT_SYMBOL_GPL(ppb_stat_names);
 
@@ -91,51 +91,51 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	 * served unless still above the refill's remains, or flushed.
 	 */
 	ppb_seg_served(&cache, &stack, &other);
-	o[PPB_STAT_PAGES_FROM_STACK] = c[PPB_C_SERVED_STACK] + stack;
-	o[PPB_STAT_PAGES_FROM_RING] = c[PPB_C_SERVED_RING] + (cache.seg_fresh ? 0 : other);
-	o[PPB_STAT_PAGES_FROM_ALLOC] = c[PPB_C_SERVED_ALLOC] + (cache.seg_fresh ? other : 0);
+	o[PPB_STAT(PAGES_FROM_STACK)] = c[PPB_C_SERVED_STACK] + stack;
+	o[PPB_STAT(PAGES_FROM_RING)] = c[PPB_C_SERVED_RING] + (cache.seg_fresh ? 0 : other);
+	o[PPB_STAT(PAGES_FROM_ALLOC)] = c[PPB_C_SERVED_ALLOC] + (cache.seg_fresh ? other : 0);
 	c[PPB_C_DIRECT_CACHED] += ppb_top_pushes(cache.top);
-	o[PPB_STAT_PAGES_FROM_CACHE] = ppb_diff(c[PPB_C_DIRECT_CACHED],
-						(n - min(ppb_top_seg(cache.top), n)) +
-						c[PPB_C_FLUSH_DIRECT]);
-	served = o[PPB_STAT_PAGES_FROM_CACHE] + o[PPB_STAT_PAGES_FROM_RING] +
-		 o[PPB_STAT_PAGES_FROM_STACK] + o[PPB_STAT_PAGES_FROM_ALLOC];
-	o[PPB_STAT_ALLOC_SLOW] = c[PPB_C_SLOW];
-	o[PPB_STAT_ALLOC_SLOW_HIGH_ORDER] = c[PPB_C_SLOW_HIGH_ORDER];
-	o[PPB_STAT_ALLOC_REFILL] = c[PPB_C_REFILL];
+	o[PPB_STAT(PAGES_FROM_CACHE)] = ppb_diff(c[PPB_C_DIRECT_CACHED],
+						 (n - min(ppb_top_seg(cache.top), n)) +
+						 c[PPB_C_FLUSH_DIRECT]);
+	served = o[PPB_STAT(PAGES_FROM_CACHE)] + o[PPB_STAT(PAGES_FROM_RING)] +
+		 o[PPB_STAT(PAGES_FROM_STACK)] + o[PPB_STAT(PAGES_FROM_ALLOC)];
+	o[PPB_STAT(ALLOC_SLOW)] = c[PPB_C_SLOW];
+	o[PPB_STAT(ALLOC_SLOW_HIGH_ORDER)] = c[PPB_C_SLOW_HIGH_ORDER];
+	o[PPB_STAT(ALLOC_REFILL)] = c[PPB_C_REFILL];
 	/* Every allocation that did not take a slow path was a fast one. */
-	o[PPB_STAT_ALLOC_FAST] = ppb_diff(served, c[PPB_C_REFILL] + c[PPB_C_SLOW] +
-					  c[PPB_C_SLOW_HIGH_ORDER]);
-	o[PPB_STAT_ALLOC_EMPTY] = c[PPB_C_EMPTY];
-	o[PPB_STAT_ALLOC_WAIVE] = c[PPB_C_WAIVE];
-	o[PPB_STAT_RECYCLE_CACHED] = c[PPB_C_DIRECT_CACHED] + c[PPB_C_RECLAIM_CACHED];
-	o[PPB_STAT_RECYCLE_CACHE_FULL] = c[PPB_C_CACHE_FULL];
-	o[PPB_STAT_RECYCLE_RING] = ring + c[PPB_C_RECLAIM_RING];
-	o[PPB_STAT_RECYCLE_RING_FULL] = p[PPB_P_RING_FULL];
-	o[PPB_STAT_RECYCLE_RELEASED_REFCNT] = p[PPB_P_REFCNT];
-	o[PPB_STAT_PAGES_ALLOCATED] = c[PPB_C_ALLOCATED];
-	o[PPB_STAT_PAGES_RELEASED] = p[PPB_P_RELEASED];
+	o[PPB_STAT(ALLOC_FAST)] = ppb_diff(served, c[PPB_C_REFILL] + c[PPB_C_SLOW] +
+					   c[PPB_C_SLOW_HIGH_ORDER]);
+	o[PPB_STAT(ALLOC_EMPTY)] = c[PPB_C_EMPTY];
+	o[PPB_STAT(ALLOC_WAIVE)] = c[PPB_C_WAIVE];
+	o[PPB_STAT(RECYCLE_CACHED)] = c[PPB_C_DIRECT_CACHED] + c[PPB_C_RECLAIM_CACHED];
+	o[PPB_STAT(RECYCLE_CACHE_FULL)] = c[PPB_C_CACHE_FULL];
+	o[PPB_STAT(RECYCLE_RING)] = ring + c[PPB_C_RECLAIM_RING];
+	o[PPB_STAT(RECYCLE_RING_FULL)] = p[PPB_P_RING_FULL];
+	o[PPB_STAT(RECYCLE_RELEASED_REFCNT)] = p[PPB_P_REFCNT];
+	o[PPB_STAT(PAGES_ALLOCATED)] = c[PPB_C_ALLOCATED];
+	o[PPB_STAT(PAGES_RELEASED)] = p[PPB_P_RELEASED];
 	returned = c[PPB_C_DIRECT_CACHED] + ring + p[PPB_P_RING_FULL] +
 		   p[PPB_P_REFCNT] + p[PPB_P_PFMEMALLOC] + p[PPB_P_FAR_NODE] +
 		   p[PPB_P_DESTROYED];
-	o[PPB_STAT_PAGES_RETURNED] = returned;
-	o[PPB_STAT_PAGES_LENT] = c[PPB_C_LENT];
-	o[PPB_STAT_PAGES_RECLAIMED] = c[PPB_C_RECLAIM_CACHED] + c[PPB_C_RECLAIM_RING] +
+	o[PPB_STAT(PAGES_RETURNED)] = returned;
+	o[PPB_STAT(PAGES_LENT)] = c[PPB_C_LENT];
+	o[PPB_STAT(PAGES_RECLAIMED)] = c[PPB_C_RECLAIM_CACHED] + c[PPB_C_RECLAIM_RING] +
 				      c[PPB_C_RECLAIM_PFMEMALLOC] +
 				      c[PPB_C_RECLAIM_FAR_NODE] + c[PPB_C_RECLAIM_RELEASED];
-	o[PPB_STAT_PAGES_ORPHANED] = c[PPB_C_ORPHANED];
-	o[PPB_STAT_RELEASED_PFMEMALLOC] = p[PPB_P_PFMEMALLOC] + c[PPB_C_RECLAIM_PFMEMALLOC];
-	o[PPB_STAT_RELEASED_FAR_NODE] = p[PPB_P_FAR_NODE] + c[PPB_C_RECLAIM_FAR_NODE];
-	o[PPB_STAT_RELEASED_DESTROYED] = p[PPB_P_DESTROYED];
+	o[PPB_STAT(PAGES_ORPHANED)] = c[PPB_C_ORPHANED];
+	o[PPB_STAT(RELEASED_PFMEMALLOC)] = p[PPB_P_PFMEMALLOC] + c[PPB_C_RECLAIM_PFMEMALLOC];
+	o[PPB_STAT(RELEASED_FAR_NODE)] = p[PPB_P_FAR_NODE] + c[PPB_C_RECLAIM_FAR_NODE];
+	o[PPB_STAT(RELEASED_DESTROYED)] = p[PPB_P_DESTROYED];
 	/* Taken out by refills and flushes, or dropped by a pool-set shrink. */
-	o[PPB_STAT_RING_CONSUMED] = c[PPB_C_RING_CONSUMED] + p[PPB_P_RESIZE_DROPPED];
+	o[PPB_STAT(RING_CONSUMED)] = c[PPB_C_RING_CONSUMED] + p[PPB_P_RESIZE_DROPPED];
 	/* every page pushed into a syncing pool's cache was synced */
-	o[PPB_STAT_SYNC_FOR_DEVICE] = p[PPB_P_SYNC] +
+	o[PPB_STAT(SYNC_FOR_DEVICE)] = p[PPB_P_SYNC] +
 		(pool->p.flags & PPB_FLAG_DMA_SYNC_DEV ? c[PPB_C_DIRECT_CACHED] : 0);
-	o[PPB_STAT_SYNC_FOR_DEVICE_BYTES] = p[PPB_P_SYNC_BYTES] + c[PPB_C_SYNC_BYTES];
+	o[PPB_STAT(SYNC_FOR_DEVICE_BYTES)] = p[PPB_P_SYNC_BYTES] + c[PPB_C_SYNC_BYTES];
 
 	st->cache_pages = n;
-	st->ring_pages = ppb_diff(o[PPB_STAT_RECYCLE_RING], o[PPB_STAT_RING_CONSUMED]);
+	st->ring_pages = ppb_diff(o[PPB_STAT(RECYCLE_RING)], o[PPB_STAT(RING_CONSUMED)]);
 	st->lent_pages = READ_ONCE(pool->lent_tail) - READ_ONCE(pool->lent_head);
 	/* Held by the pool and not in its stock: never more than entered it. */
 	stock = atomic64_read(&pool->release_cnt) + n + st->ring_pages;
@@ -173,26 +173,26 @@ EXPORT_SYMBOL_GPL(ppb_pool_stats_by_id);
  */
 static const struct {
 	const char *name;
-	int stat;	/* enum ppb_stat, or a gauge below */
+	int stat;	/* PPB_STAT(), or a gauge below */
 } ppb_ethtool[] = {
-	{ "rx_pp_alloc_fast",		PPB_STAT_ALLOC_FAST },
-	{ "rx_pp_alloc_slow",		PPB_STAT_ALLOC_SLOW },
-	{ "rx_pp_alloc_slow_ho",	PPB_STAT_ALLOC_SLOW_HIGH_ORDER },
-	{ "rx_pp_alloc_empty",		PPB_STAT_ALLOC_EMPTY },
-	{ "rx_pp_alloc_refill",		PPB_STAT_ALLOC_REFILL },
-	{ "rx_pp_alloc_waive",		PPB_STAT_ALLOC_WAIVE },
-	{ "rx_pp_recycle_cached",	PPB_STAT_RECYCLE_CACHED },
-	{ "rx_pp_recycle_cache_full",	PPB_STAT_RECYCLE_CACHE_FULL },
-	{ "rx_pp_recycle_ring",		PPB_STAT_RECYCLE_RING },
-	{ "rx_pp_recycle_ring_full",	PPB_STAT_RECYCLE_RING_FULL },
-	{ "rx_pp_recycle_released_ref",	PPB_STAT_RECYCLE_RELEASED_REFCNT },
-	{ "rx_ppb_pages_allocated",	PPB_STAT_PAGES_ALLOCATED },
-	{ "rx_ppb_pages_released",	PPB_STAT_PAGES_RELEASED },
-	{ "rx_ppb_pages_lent",		PPB_STAT_PAGES_LENT },
-	{ "rx_ppb_pages_reclaimed",	PPB_STAT_PAGES_RECLAIMED },
-	{ "rx_ppb_pages_orphaned",	PPB_STAT_PAGES_ORPHANED },
-	{ "rx_ppb_released_far_node",	PPB_STAT_RELEASED_FAR_NODE },
-	{ "rx_ppb_released_pfmemalloc",	PPB_STAT_RELEASED_PFMEMALLOC },
+	{ "rx_pp_alloc_fast",		PPB_STAT(ALLOC_FAST) },
+	{ "rx_pp_alloc_slow",		PPB_STAT(ALLOC_SLOW) },
+	{ "rx_pp_alloc_slow_ho",	PPB_STAT(ALLOC_SLOW_HIGH_ORDER) },
+	{ "rx_pp_alloc_empty",		PPB_STAT(ALLOC_EMPTY) },
+	{ "rx_pp_alloc_refill",		PPB_STAT(ALLOC_REFILL) },
+	{ "rx_pp_alloc_waive",		PPB_STAT(ALLOC_WAIVE) },
+	{ "rx_pp_recycle_cached",	PPB_STAT(RECYCLE_CACHED) },
+	{ "rx_pp_recycle_cache_full",	PPB_STAT(RECYCLE_CACHE_FULL) },
+	{ "rx_pp_recycle_ring",		PPB_STAT(RECYCLE_RING) },
+	{ "rx_pp_recycle_ring_full",	PPB_STAT(RECYCLE_RING_FULL) },
+	{ "rx_pp_recycle_released_ref",	PPB_STAT(RECYCLE_RELEASED_REFCNT) },
+	{ "rx_ppb_pages_allocated",	PPB_STAT(PAGES_ALLOCATED) },
+	{ "rx_ppb_pages_released",	PPB_STAT(PAGES_RELEASED) },
+	{ "rx_ppb_pages_lent",		PPB_STAT(PAGES_LENT) },
+	{ "rx_ppb_pages_reclaimed",	PPB_STAT(PAGES_RECLAIMED) },
+	{ "rx_ppb_pages_orphaned",	PPB_STAT(PAGES_ORPHANED) },
+	{ "rx_ppb_released_far_node",	PPB_STAT(RELEASED_FAR_NODE) },
+	{ "rx_ppb_released_pfmemalloc",	PPB_STAT(RELEASED_PFMEMALLOC) },
 	{ "rx_ppb_inflight_pages",	PPB_STAT_NR },
 	{ "rx_ppb_lent_pages",		PPB_STAT_NR + 1 },
 	{ "rx_ppb_frags_served",	PPB_STAT_NR + 2 },

@@ -220,13 +220,13 @@ static void test_stats_read_during_refill(void)
 				pr_info("    # read %u: %s went from %llu to %llu\n", i,
 					ppb_stat_names[j], prev.c[j], s.c[j]);
 		}
-		if (s.inflight_pages > s.c[PPB_STAT_PAGES_ALLOCATED] ||
+		if (s.inflight_pages > s.c[PPB_STAT(PAGES_ALLOCATED)] ||
 		    s.inflight_bytes != s.inflight_pages * PAGE_SIZE ||
 		    s.cache_pages > PPB_CACHE_SIZE) {
 			if (bad_gauge++ < 5)
 				pr_info("    # read %u: inflight %llu (%llu bytes), allocated %llu, cache %u\n",
 					i, s.inflight_pages, s.inflight_bytes,
-					s.c[PPB_STAT_PAGES_ALLOCATED], s.cache_pages);
+					s.c[PPB_STAT(PAGES_ALLOCATED)], s.cache_pages);
 		}
 		prev = s;
 		if (!(i & 1023))
@@ -242,8 +242,8 @@ static void test_stats_read_during_refill(void)
 	EXPECT(s.inflight_pages == s.lent_pages,
 	       "quiet pool: in flight only what the stack has not given back (%llu, %u)",
 	       s.inflight_pages, s.lent_pages);
-	EXPECT(s.c[PPB_STAT_PAGES_FROM_RING] && s.c[PPB_STAT_PAGES_FROM_STACK] &&
-	       s.c[PPB_STAT_PAGES_FROM_ALLOC], "refills from ring, stack and allocator");
+	EXPECT(s.c[PPB_STAT(PAGES_FROM_RING)] && s.c[PPB_STAT(PAGES_FROM_STACK)] &&
+	       s.c[PPB_STAT(PAGES_FROM_ALLOC)], "refills from ring, stack and allocator");
 out:
 	ppb_pool_destroy(w.pool);
 }
@@ -726,11 +726,11 @@ static void test_ring_resize_during_refill(void)
 	pr_stop(t[1]);
 	ppb_get_stats(x.pool, &s);
 	pr_info("    # %lu resizes against %lu rounds of %u pages (%llu from the ring), %lu pages handed out twice\n",
-		x.resizes, x.rounds, PR_RESIZE_PAGES, s.c[PPB_STAT_PAGES_FROM_RING], x.twice);
+		x.resizes, x.rounds, PR_RESIZE_PAGES, s.c[PPB_STAT(PAGES_FROM_RING)], x.twice);
 	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]), "kthreads");
 	EXPECT(x.resizes >= want, "%lu of %lu resizes", x.resizes, want);
 	EXPECT(!x.err, "every resize succeeded (%d)", x.err);
-	EXPECT(x.rounds > x.resizes && s.c[PPB_STAT_PAGES_FROM_RING],
+	EXPECT(x.rounds > x.resizes && s.c[PPB_STAT(PAGES_FROM_RING)],
 	       "the refills ran, from the ring");
 	EXPECT(!x.twice, "no page handed out twice");
 	EXPECT(!s.inflight_pages, "every page back (%llu in flight)", s.inflight_pages);
@@ -924,11 +924,11 @@ static void test_frag_put_during_reclaim(void)
 		pr_frag_return(x, &it);
 	ppb_get_stats(x->pool, &s);
 	pr_info("    # %lu fragments cut in %lu rounds (%lu lent, %lu given to the other CPU), %llu pages reclaimed, %llu unlent, %lu cut while still out\n",
-		x->cut, x->rounds, x->lent, x->given, s.c[PPB_STAT_PAGES_RECLAIMED],
+		x->cut, x->rounds, x->lent, x->given, s.c[PPB_STAT(PAGES_RECLAIMED)],
 		s.frag_pages_unlent, x->twice);
 	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]), "kthreads");
 	/* a starved host runs the returner less: the cutter gives back the rest */
-	EXPECT(x->given >= x->cut / 20 && s.c[PPB_STAT_PAGES_RECLAIMED] && s.frag_pages_unlent,
+	EXPECT(x->given >= x->cut / 20 && s.c[PPB_STAT(PAGES_RECLAIMED)] && s.frag_pages_unlent,
 	       "both sides ran, and the refills reclaimed lent pages");
 	EXPECT(s.frags_served == x->cut && s.frags_lent == x->lent,
 	       "fragments counted: %llu served, %llu lent", s.frags_served, s.frags_lent);

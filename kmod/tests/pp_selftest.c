@@ -56,18 +56,18 @@ static void st_consistent(struct ppb_pool *pool, u64 held)
 	u64 in, accounted;
 
 	ppb_get_stats(pool, &s);
-	in = s.c[PPB_STAT_PAGES_ALLOCATED];
-	accounted = s.c[PPB_STAT_PAGES_RELEASED] + s.c[PPB_STAT_PAGES_ORPHANED] +
+	in = s.c[PPB_STAT(PAGES_ALLOCATED)];
+	accounted = s.c[PPB_STAT(PAGES_RELEASED)] + s.c[PPB_STAT(PAGES_ORPHANED)] +
 		    s.cache_pages + s.ring_pages + s.inflight_pages;
 	EXPECT(in == accounted,
 	       "in %llu = released %llu + orphaned %llu + cache %u + ring %u + inflight %llu",
-	       in, s.c[PPB_STAT_PAGES_RELEASED], s.c[PPB_STAT_PAGES_ORPHANED],
+	       in, s.c[PPB_STAT(PAGES_RELEASED)], s.c[PPB_STAT(PAGES_ORPHANED)],
 	       s.cache_pages, s.ring_pages, s.inflight_pages);
 	EXPECT(s.inflight_pages == held + s.lent_pages,
 	       "inflight %llu, test holds %llu, stack %u", s.inflight_pages, held, s.lent_pages);
 }
 
-static u64 st_stat(struct ppb_pool *pool, enum ppb_stat i)
+static u64 st_stat(struct ppb_pool *pool, int i)
 {
 	struct ppb_stats s;
 
@@ -175,10 +175,10 @@ static void test_bulk_refill(void)
 		return;
 	page = ppb_dev_alloc_pages(pool);
 	EXPECT(page, "a page");
-	EXPECT(st_stat(pool, PPB_STAT_ALLOC_SLOW) == 1, "one slow-path call");
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_ALLOCATED) == PPB_REFILL_BATCH,
-	       "%llu pages allocated in bulk", st_stat(pool, PPB_STAT_PAGES_ALLOCATED));
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_FROM_ALLOC) == 1, "served fresh");
+	EXPECT(st_stat(pool, PPB_STAT(ALLOC_SLOW)) == 1, "one slow-path call");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_ALLOCATED)) == PPB_REFILL_BATCH,
+	       "%llu pages allocated in bulk", st_stat(pool, PPB_STAT(PAGES_ALLOCATED)));
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_FROM_ALLOC)) == 1, "served fresh");
 	st_consistent(pool, 1);
 	ppb_put_page(pool, page, -1, false);
 	st_consistent(pool, 0);
@@ -216,10 +216,10 @@ static void test_lifo_order(void)
 	/* The last page returned is the first served again: it is still in cache. */
 	EXPECT(l.back[0] == l.out[2] && l.back[1] == l.out[1] && l.back[2] == l.out[0],
 	       "LIFO order");
-	EXPECT(st_stat(l.pool, PPB_STAT_RECYCLE_CACHED) == 6, "6 direct recycles");
-	EXPECT(st_stat(l.pool, PPB_STAT_ALLOC_FAST) == 5, "5 fast allocations, got %llu",
-	       st_stat(l.pool, PPB_STAT_ALLOC_FAST));
-	EXPECT(st_stat(l.pool, PPB_STAT_PAGES_FROM_CACHE) == 3, "3 served recycled");
+	EXPECT(st_stat(l.pool, PPB_STAT(RECYCLE_CACHED)) == 6, "6 direct recycles");
+	EXPECT(st_stat(l.pool, PPB_STAT(ALLOC_FAST)) == 5, "5 fast allocations, got %llu",
+	       st_stat(l.pool, PPB_STAT(ALLOC_FAST)));
+	EXPECT(st_stat(l.pool, PPB_STAT(PAGES_FROM_CACHE)) == 3, "3 served recycled");
 	st_consistent(l.pool, 0);
 	ppb_pool_destroy(l.pool);
 }
@@ -237,7 +237,7 @@ static void test_high_order(void)
 		return;
 	page = ppb_dev_alloc_pages(pool);
 	EXPECT(page && compound_order(page) == 2, "an order-2 compound page");
-	EXPECT(st_stat(pool, PPB_STAT_ALLOC_SLOW_HIGH_ORDER) == 1, "slow_high_order");
+	EXPECT(st_stat(pool, PPB_STAT(ALLOC_SLOW_HIGH_ORDER)) == 1, "slow_high_order");
 	ppb_put_page(pool, page, -1, false);
 	again = ppb_dev_alloc_pages(pool);
 	EXPECT(again == page, "recycled through the ring");
@@ -314,13 +314,13 @@ static void test_ring_other_cpu(void)
 	wake_up_process(t);
 	wait_for_completion(&r.done);
 	EXPECT(r.cpu == other, "ran on CPU %d", other);
-	EXPECT(st_stat(r.pool, PPB_STAT_RECYCLE_RING) == r.n, "%d pages in the ring", r.n);
+	EXPECT(st_stat(r.pool, PPB_STAT(RECYCLE_RING)) == r.n, "%d pages in the ring", r.n);
 	st_consistent(r.pool, 0);
 	/* Drain the cache, then the ring refills it. */
 	for (i = 0; i < ARRAY_SIZE(got); i++)
 		got[i] = ppb_dev_alloc_pages(r.pool);
-	EXPECT(st_stat(r.pool, PPB_STAT_PAGES_FROM_RING) > 0, "served from the ring");
-	EXPECT(st_stat(r.pool, PPB_STAT_ALLOC_REFILL) > 0, "a refill");
+	EXPECT(st_stat(r.pool, PPB_STAT(PAGES_FROM_RING)) > 0, "served from the ring");
+	EXPECT(st_stat(r.pool, PPB_STAT(ALLOC_REFILL)) > 0, "a refill");
 	st_consistent(r.pool, ARRAY_SIZE(got));
 	for (i = 0; i < ARRAY_SIZE(got); i++)
 		ppb_put_page(r.pool, got[i], -1, false);
@@ -346,9 +346,9 @@ static void test_ring_full_release(void)
 		pages[i] = ppb_dev_alloc_pages(pool);
 	for (i = 0; i < 10; i++)
 		ppb_put_page(pool, pages[i], -1, false);
-	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RING) == 4, "4 into the ring");
-	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RING_FULL) == 6, "6 released, ring full");
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_RELEASED) == 6, "6 pages back to the allocator");
+	EXPECT(st_stat(pool, PPB_STAT(RECYCLE_RING)) == 4, "4 into the ring");
+	EXPECT(st_stat(pool, PPB_STAT(RECYCLE_RING_FULL)) == 6, "6 released, ring full");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RELEASED)) == 6, "6 pages back to the allocator");
 	st_consistent(pool, 0);
 	ppb_pool_destroy(pool);
 }
@@ -388,10 +388,10 @@ static void test_cache_full_to_ring(void)
 		st_in_softirq(st_cache_full_fn, f);
 		over = ARRAY_SIZE(f->pages) - f->room;
 
-		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_CACHE_FULL) == over,
+		EXPECT(st_stat(f->pool, PPB_STAT(RECYCLE_CACHE_FULL)) == over,
 		       "%llu overflowed", over);
-		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_RING) == over, "into the ring");
-		EXPECT(st_stat(f->pool, PPB_STAT_RECYCLE_CACHED) == f->room, "the rest cached");
+		EXPECT(st_stat(f->pool, PPB_STAT(RECYCLE_RING)) == over, "into the ring");
+		EXPECT(st_stat(f->pool, PPB_STAT(RECYCLE_CACHED)) == f->room, "the rest cached");
 		st_consistent(f->pool, 0);
 		ppb_pool_destroy(f->pool);
 	}
@@ -409,7 +409,7 @@ static void test_refcnt_release(void)
 	page = ppb_dev_alloc_pages(pool);
 	get_page(page);		/* somebody else keeps a reference */
 	ppb_put_page(pool, page, -1, false);
-	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RELEASED_REFCNT) == 1, "released, not recycled");
+	EXPECT(st_stat(pool, PPB_STAT(RECYCLE_RELEASED_REFCNT)) == 1, "released, not recycled");
 	EXPECT(page_ref_count(page) == 1, "only the other holder left: %d", page_ref_count(page));
 	put_page(page);
 	st_consistent(pool, 0);
@@ -428,8 +428,8 @@ static void test_pfmemalloc_released(void)
 	/* As if the allocator had dipped into the emergency reserves for it. */
 	set_page_pfmemalloc(page);
 	ppb_put_page(pool, page, -1, false);
-	EXPECT(st_stat(pool, PPB_STAT_RELEASED_PFMEMALLOC) == 1, "pfmemalloc page released");
-	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RING) == 0, "not recycled");
+	EXPECT(st_stat(pool, PPB_STAT(RELEASED_PFMEMALLOC)) == 1, "pfmemalloc page released");
+	EXPECT(st_stat(pool, PPB_STAT(RECYCLE_RING)) == 0, "not recycled");
 	st_consistent(pool, 0);
 	ppb_pool_destroy(pool);
 }
@@ -457,10 +457,10 @@ static void test_far_node_released(void)
 	page = ppb_dev_alloc_pages(pool);
 	EXPECT(page && page_to_nid(page) == 1, "page from node 1");
 	ppb_update_nid(pool, 0);
-	EXPECT(st_stat(pool, PPB_STAT_ALLOC_WAIVE) == PPB_REFILL_BATCH - 1,
-	       "cached node-1 pages dropped: %llu", st_stat(pool, PPB_STAT_ALLOC_WAIVE));
+	EXPECT(st_stat(pool, PPB_STAT(ALLOC_WAIVE)) == PPB_REFILL_BATCH - 1,
+	       "cached node-1 pages dropped: %llu", st_stat(pool, PPB_STAT(ALLOC_WAIVE)));
 	ppb_put_page(pool, page, -1, false);
-	EXPECT(st_stat(pool, PPB_STAT_RELEASED_FAR_NODE) == 1, "node-1 page released");
+	EXPECT(st_stat(pool, PPB_STAT(RELEASED_FAR_NODE)) == 1, "node-1 page released");
 	fresh = ppb_dev_alloc_pages(pool);
 	EXPECT(fresh && page_to_nid(fresh) == 0, "new pages from node 0");
 	ppb_put_page(pool, fresh, -1, false);
@@ -487,8 +487,8 @@ static void test_update_nid_ring_waive(void)
 		ppb_put_page(pool, pages[i], -1, false);	/* 8 node-0 pages in the ring */
 	ppb_update_nid(pool, 1);
 	pages[0] = ppb_dev_alloc_pages(pool);		/* refill finds them foreign */
-	EXPECT(st_stat(pool, PPB_STAT_ALLOC_WAIVE) == 8, "ring pages waived: %llu",
-	       st_stat(pool, PPB_STAT_ALLOC_WAIVE));
+	EXPECT(st_stat(pool, PPB_STAT(ALLOC_WAIVE)) == 8, "ring pages waived: %llu",
+	       st_stat(pool, PPB_STAT(ALLOC_WAIVE)));
 	EXPECT(pages[0] && page_to_nid(pages[0]) == 1, "served from node 1");
 	ppb_put_page(pool, pages[0], -1, false);
 	for (i = 8; i < PPB_REFILL_BATCH; i++)
@@ -516,17 +516,17 @@ static void test_sync_max_len(void)
 	 * refill is a batch, or a single page when the page allocator's bulk
 	 * path declines: a debug kernel's node short of free pages.)
 	 */
-	calls = st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE);
-	bytes = st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES);
-	EXPECT(calls && calls == st_stat(pool, PPB_STAT_PAGES_ALLOCATED) && bytes == calls * 1536,
+	calls = st_stat(pool, PPB_STAT(SYNC_FOR_DEVICE));
+	bytes = st_stat(pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES));
+	EXPECT(calls && calls == st_stat(pool, PPB_STAT(PAGES_ALLOCATED)) && bytes == calls * 1536,
 	       "%llu syncs, %llu bytes, %llu pages", calls, bytes,
-	       st_stat(pool, PPB_STAT_PAGES_ALLOCATED));
+	       st_stat(pool, PPB_STAT(PAGES_ALLOCATED)));
 	ppb_put_page(pool, page, 100, false);		/* device wrote 100 bytes */
-	EXPECT(st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - bytes == 100, "100 bytes");
+	EXPECT(st_stat(pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES)) - bytes == 100, "100 bytes");
 	page = ppb_dev_alloc_pages(pool);
-	bytes = st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES);
+	bytes = st_stat(pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES));
 	ppb_put_page(pool, page, -1, false);		/* unknown: at most max_len */
-	EXPECT(st_stat(pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - bytes == 1536,
+	EXPECT(st_stat(pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES)) - bytes == 1536,
 	       "never more than max_len, never the whole page");
 	st_consistent(pool, 0);
 	ppb_pool_destroy(pool);
@@ -546,8 +546,8 @@ static void st_sync_direct_fn(void *arg)
 
 	for (i = 0; i < ARRAY_SIZE(len); i++)
 		pages[i] = ppb_dev_alloc_pages(d->pool);
-	d->calls = st_stat(d->pool, PPB_STAT_SYNC_FOR_DEVICE);
-	d->bytes = st_stat(d->pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES);
+	d->calls = st_stat(d->pool, PPB_STAT(SYNC_FOR_DEVICE));
+	d->bytes = st_stat(d->pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES));
 	for (i = 0; i < ARRAY_SIZE(len); i++)
 		ppb_put_page(d->pool, pages[i], len[i], true);
 }
@@ -564,11 +564,11 @@ static void test_sync_direct(void)
 	if (!d.pool)
 		return;
 	st_in_softirq(st_sync_direct_fn, &d);
-	EXPECT(st_stat(d.pool, PPB_STAT_RECYCLE_CACHED) == 4, "4 direct recycles");
-	EXPECT(st_stat(d.pool, PPB_STAT_SYNC_FOR_DEVICE) - d.calls == 4, "4 syncs, got %llu",
-	       st_stat(d.pool, PPB_STAT_SYNC_FOR_DEVICE) - d.calls);
-	EXPECT(st_stat(d.pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - d.bytes == 100 + 200 + 1536 + 64,
-	       "%llu bytes", st_stat(d.pool, PPB_STAT_SYNC_FOR_DEVICE_BYTES) - d.bytes);
+	EXPECT(st_stat(d.pool, PPB_STAT(RECYCLE_CACHED)) == 4, "4 direct recycles");
+	EXPECT(st_stat(d.pool, PPB_STAT(SYNC_FOR_DEVICE)) - d.calls == 4, "4 syncs, got %llu",
+	       st_stat(d.pool, PPB_STAT(SYNC_FOR_DEVICE)) - d.calls);
+	EXPECT(st_stat(d.pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES)) - d.bytes == 100 + 200 + 1536 + 64,
+	       "%llu bytes", st_stat(d.pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES)) - d.bytes);
 	st_consistent(d.pool, 0);
 	ppb_pool_destroy(d.pool);
 }
@@ -588,7 +588,7 @@ static void st_map_fn(void *arg)
 
 	m->page = ppb_dev_alloc_pages(m->pool);
 	m->first = ppb_get_dma_addr(m->page);
-	m->allocated = st_stat(m->pool, PPB_STAT_PAGES_ALLOCATED);
+	m->allocated = st_stat(m->pool, PPB_STAT(PAGES_ALLOCATED));
 	m->stable = true;
 	ppb_recycle_direct(m->pool, m->page);
 	for (i = 0; i < 1000; i++) {
@@ -610,7 +610,7 @@ static void test_dma_mapped_once(void)
 	st_in_softirq(st_map_fn, &m);
 	EXPECT(m.first && m.stable, "same page, same mapping over 1000 recycles");
 	EXPECT(m.first == page_to_phys(m.page), "dma-direct address");
-	EXPECT(m.allocated && st_stat(m.pool, PPB_STAT_PAGES_ALLOCATED) == m.allocated,
+	EXPECT(m.allocated && st_stat(m.pool, PPB_STAT(PAGES_ALLOCATED)) == m.allocated,
 	       "no page entered (and was mapped) twice");
 	st_consistent(m.pool, 0);
 	ppb_pool_destroy(m.pool);
@@ -658,7 +658,7 @@ static void test_stack_reclaim(void)
 	skb = st_skb(pool, &page);
 	if (!skb)
 		goto out;
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_LENT) == 1, "lent");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_LENT)) == 1, "lent");
 	st_consistent(pool, 0);
 	consume_skb(skb);		/* the stack is done with it */
 	/* The next refill takes it back. */
@@ -667,8 +667,8 @@ static void test_stack_reclaim(void)
 		seen |= got[i] == page;
 	}
 	EXPECT(seen, "the lent page is served again");
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 1, "reclaimed");
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_FROM_STACK) == 1, "served from stack stock");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RECLAIMED)) == 1, "reclaimed");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_FROM_STACK)) == 1, "served from stack stock");
 	for (i = 0; i < PPB_REFILL_BATCH; i++)
 		ppb_put_page(pool, got[i], -1, false);
 out:
@@ -691,7 +691,7 @@ static void test_stack_orphan(void)
 	/* A socket nobody reads keeps the skb past the lend timeout (1 s). */
 	msleep(1100);
 	st_cycle_refill(pool);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 1, "orphaned, not waited for");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_ORPHANED)) == 1, "orphaned, not waited for");
 	EXPECT(page_ref_count(page) == 1, "only the skb holds it now: %d", page_ref_count(page));
 	st_consistent(pool, 0);
 	kfree_skb(skb);			/* freed like any page */
@@ -715,7 +715,7 @@ static void test_lent_fifo_full(void)
 		return;
 	for (i = 0; i <= TRACKED; i++)
 		skb[i] = st_skb(pool, &page[i]);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 1, "oldest orphaned to make room");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_ORPHANED)) == 1, "oldest orphaned to make room");
 	EXPECT(page_ref_count(page[0]) == 1, "page 0 belongs to its skb alone");
 	EXPECT(page_ref_count(page[1]) > 1, "page 1 still tracked by the pool");
 	st_consistent(pool, 0);
@@ -742,11 +742,11 @@ static void test_skb_mark_frags(void)
 	}
 	skb_add_rx_frag(skb, 0, frag, 0, 1000, PAGE_SIZE);
 	ppb_skb_mark(pool, skb);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_LENT) == 1,
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_LENT)) == 1,
 	       "the frag page is lent, the kmalloc head is not");
 	kfree_skb(skb);
 	st_cycle_refill(pool);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 1, "frag page reclaimed");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RECLAIMED)) == 1, "frag page reclaimed");
 out:
 	st_consistent(pool, 0);
 	ppb_pool_destroy(pool);
@@ -781,13 +781,13 @@ static void test_lend_twice(void)
 	skb_add_rx_frag(skb, 0, page, PAGE_SIZE / 2, 100, PAGE_SIZE / 2);
 	ppb_skb_mark(pool, skb);
 	ppb_get_stats(pool, &s);
-	EXPECT(s.c[PPB_STAT_PAGES_LENT] == 1 && s.lent_twice == 1,
+	EXPECT(s.c[PPB_STAT(PAGES_LENT)] == 1 && s.lent_twice == 1,
 	       "lent once, the second lend refused: lent %llu, refused %llu",
-	       s.c[PPB_STAT_PAGES_LENT], s.lent_twice);
+	       s.c[PPB_STAT(PAGES_LENT)], s.lent_twice);
 	kfree_skb(skb);
 	st_cycle_refill(pool);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 1, "the page came back once");
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 0, "nothing orphaned");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RECLAIMED)) == 1, "the page came back once");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_ORPHANED)) == 0, "nothing orphaned");
 out:
 	st_consistent(pool, 0);
 	ppb_pool_destroy(pool);
@@ -821,13 +821,13 @@ static void test_skb_mark_frag_list(void)
 	skb->data_len += child->len;
 	skb->truesize += child->truesize;
 	ppb_skb_mark(pool, skb);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_LENT) == 2,
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_LENT)) == 2,
 	       "the child's head and frag pages are lent: %llu",
-	       st_stat(pool, PPB_STAT_PAGES_LENT));
+	       st_stat(pool, PPB_STAT(PAGES_LENT)));
 	kfree_skb(skb);
 	st_cycle_refill(pool);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 2, "both came back: %llu",
-	       st_stat(pool, PPB_STAT_PAGES_RECLAIMED));
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RECLAIMED)) == 2, "both came back: %llu",
+	       st_stat(pool, PPB_STAT(PAGES_RECLAIMED)));
 out:
 	st_consistent(pool, 0);
 	ppb_pool_destroy(pool);
@@ -870,21 +870,21 @@ static void test_slow_socket(void)
 	}
 	ms = jiffies_to_msecs(jiffies - start);
 	ppb_get_stats(pool, &b);
-	served = b.c[PPB_STAT_PAGES_FROM_CACHE] + b.c[PPB_STAT_PAGES_FROM_RING] +
-		 b.c[PPB_STAT_PAGES_FROM_STACK] + b.c[PPB_STAT_PAGES_FROM_ALLOC];
-	fresh = b.c[PPB_STAT_PAGES_FROM_ALLOC];
+	served = b.c[PPB_STAT(PAGES_FROM_CACHE)] + b.c[PPB_STAT(PAGES_FROM_RING)] +
+		 b.c[PPB_STAT(PAGES_FROM_STACK)] + b.c[PPB_STAT(PAGES_FROM_ALLOC)];
+	fresh = b.c[PPB_STAT(PAGES_FROM_ALLOC)];
 	pr_info("    # %llu pages served in %u ms, %llu fresh; %u held by the slow socket, %llu orphaned\n",
-		served, ms, fresh, skb_queue_len(&held), b.c[PPB_STAT_PAGES_ORPHANED]);
+		served, ms, fresh, skb_queue_len(&held), b.c[PPB_STAT(PAGES_ORPHANED)]);
 	EXPECT(served == FRAMES, "every frame served: %llu", served);
 	EXPECT(fresh * 100 <= served, "hit rate >= 99%%: %llu fresh of %llu", fresh, served);
 	if (ms < 900)
-		EXPECT(b.c[PPB_STAT_PAGES_ORPHANED] == 0,
+		EXPECT(b.c[PPB_STAT(PAGES_ORPHANED)] == 0,
 		       "nothing orphaned within the lend timeout: %llu",
-		       b.c[PPB_STAT_PAGES_ORPHANED]);
+		       b.c[PPB_STAT(PAGES_ORPHANED)]);
 	else
-		EXPECT(b.c[PPB_STAT_PAGES_ORPHANED] <= skb_queue_len(&held),
+		EXPECT(b.c[PPB_STAT(PAGES_ORPHANED)] <= skb_queue_len(&held),
 		       "orphaned %llu <= the slow socket's %u (a slow kernel: %u ms)",
-		       b.c[PPB_STAT_PAGES_ORPHANED], skb_queue_len(&held), ms);
+		       b.c[PPB_STAT(PAGES_ORPHANED)], skb_queue_len(&held), ms);
 	st_consistent(pool, 0);
 	__skb_queue_purge(&held);
 	st_cycle_refill(pool);
@@ -915,15 +915,15 @@ static void test_set_ring_resizes_lent(void)
 	EXPECT(ppb_pool_set_ring(pool, 64) == 0, "resized to 64");
 	for (i = 0; i < HELD; i++)
 		skb[i] = st_skb(pool, &page);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 0,
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_ORPHANED)) == 0,
 	       "%d pages lent fit the FIFO of a ring of 64: %llu orphaned", HELD,
-	       st_stat(pool, PPB_STAT_PAGES_ORPHANED));
+	       st_stat(pool, PPB_STAT(PAGES_ORPHANED)));
 	st_consistent(pool, 0);
 	EXPECT(ppb_pool_set_ring(pool, 2) == 0, "resized to 2");
 	st_cycle_refill(pool);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == HELD - 2 * PPB_LENT_PER_RING,
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_ORPHANED)) == HELD - 2 * PPB_LENT_PER_RING,
 	       "shrunk: the oldest that do not fit orphaned: %llu",
-	       st_stat(pool, PPB_STAT_PAGES_ORPHANED));
+	       st_stat(pool, PPB_STAT(PAGES_ORPHANED)));
 	st_consistent(pool, 0);
 	for (i = 0; i < HELD; i++)
 		kfree_skb(skb[i]);
@@ -983,9 +983,9 @@ static void st_noderun(void *arg)
 	/* No node of its own now: the consumer's, node 0, rules. */
 	ppb_update_nid(n->pool, NUMA_NO_NODE);
 	st_cycle_refill(n->pool);
-	n->far = st_stat(n->pool, PPB_STAT_RELEASED_FAR_NODE);
-	n->from_stack = st_stat(n->pool, PPB_STAT_PAGES_FROM_STACK);
-	n->reclaimed = st_stat(n->pool, PPB_STAT_PAGES_RECLAIMED);
+	n->far = st_stat(n->pool, PPB_STAT(RELEASED_FAR_NODE));
+	n->from_stack = st_stat(n->pool, PPB_STAT(PAGES_FROM_STACK));
+	n->reclaimed = st_stat(n->pool, PPB_STAT(PAGES_RECLAIMED));
 }
 
 /*
@@ -1068,9 +1068,9 @@ static void test_destroy_inflight(void)
 	EXPECT(ppb_pool_stats_by_id(id, &s) == 0 && s.inflight_pages == 1 && s.cache_pages == 0,
 	       "still waiting for the last page, nothing cached: %llu in flight, %u cached",
 	       s.inflight_pages, s.cache_pages);
-	EXPECT(s.c[PPB_STAT_RELEASED_DESTROYED] == 2,
+	EXPECT(s.c[PPB_STAT(RELEASED_DESTROYED)] == 2,
 	       "late returns released, the direct one too: %llu",
-	       s.c[PPB_STAT_RELEASED_DESTROYED]);
+	       s.c[PPB_STAT(RELEASED_DESTROYED)]);
 	/*
 	 * A direct return from softirq after destroy: released, never cached
 	 * where the release work would have to find it.
@@ -1192,22 +1192,22 @@ static void test_frag_recycle(void)
 	/* every odd fragment first, then the even ones, backwards */
 	for (i = 1; i < N; i += 2)
 		ppb_put_page(pool, pg[i], -1, false);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_RETURNED) == 0,
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RETURNED)) == 0,
 	       "no page back before its last fragment");
 	for (i = N - 2; i >= 0; i -= 2)
 		ppb_put_page(pool, pg[i], -1, false);
 	ppb_get_stats(pool, &s);
-	back = s.c[PPB_STAT_PAGES_RETURNED] + s.c[PPB_STAT_PAGES_RECLAIMED] +
-	       s.c[PPB_STAT_PAGES_ORPHANED];
+	back = s.c[PPB_STAT(PAGES_RETURNED)] + s.c[PPB_STAT(PAGES_RECLAIMED)] +
+	       s.c[PPB_STAT(PAGES_ORPHANED)];
 	EXPECT(s.frags_served == N, "%llu fragments served", s.frags_served);
 	EXPECT(back == N / 2 - 1 && s.inflight_pages == 1,
 	       "every page back once but the one being cut up: %llu back, %llu in flight",
 	       back, s.inflight_pages);
-	EXPECT(s.c[PPB_STAT_RECYCLE_RING] + s.c[PPB_STAT_RECYCLE_CACHED] == back,
-	       "recycle rate 1: %llu recycled of %llu", s.c[PPB_STAT_RECYCLE_RING], back);
+	EXPECT(s.c[PPB_STAT(RECYCLE_RING)] + s.c[PPB_STAT(RECYCLE_CACHED)] == back,
+	       "recycle rate 1: %llu recycled of %llu", s.c[PPB_STAT(RECYCLE_RING)], back);
 	/* the next page's first fragment finishes the last one */
 	pg[0] = ppb_dev_alloc_frag(pool, &off[0], ST_FRAG);
-	left = st_stat(pool, PPB_STAT_PAGES_RETURNED);
+	left = st_stat(pool, PPB_STAT(PAGES_RETURNED));
 	EXPECT(left == N / 2, "the last page back when a new one is cut: %llu", left);
 	if (pg[0])
 		ppb_put_page(pool, pg[0], -1, false);
@@ -1243,13 +1243,13 @@ static void test_frag_lend(void)
 	consume_skb(skb);
 	st_frag_cycle_refill(pool);
 	ppb_get_stats(pool, &s);
-	EXPECT(s.frags_lent == 1 && s.c[PPB_STAT_PAGES_LENT] == 1 && s.frag_pages_unlent == 1 &&
-	       s.c[PPB_STAT_PAGES_RECLAIMED] == 0,
+	EXPECT(s.frags_lent == 1 && s.c[PPB_STAT(PAGES_LENT)] == 1 && s.frag_pages_unlent == 1 &&
+	       s.c[PPB_STAT(PAGES_RECLAIMED)] == 0,
 	       "back from the stack, still the driver's: lent %llu unlent %llu reclaimed %llu",
-	       s.frags_lent, s.frag_pages_unlent, s.c[PPB_STAT_PAGES_RECLAIMED]);
+	       s.frags_lent, s.frag_pages_unlent, s.c[PPB_STAT(PAGES_RECLAIMED)]);
 	ppb_put_page(pool, b, -1, false);
 	/* and the refill's pages, but the one still being cut up */
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_RETURNED) == PPB_REFILL_BATCH,
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RETURNED)) == PPB_REFILL_BATCH,
 	       "back with the driver's last fragment");
 
 	/* the driver's fragment first, the stack lets go last */
@@ -1263,14 +1263,14 @@ static void test_frag_lend(void)
 	c = ppb_dev_alloc_frag(pool, &oc, ST_FRAG);
 	if (!skb || !c)
 		goto fail;
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_RECLAIMED) == 0, "not back while the stack holds it");
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RECLAIMED)) == 0, "not back while the stack holds it");
 	consume_skb(skb);
 	ppb_put_page(pool, c, -1, false);
 	st_frag_cycle_refill(pool);
 	ppb_get_stats(pool, &s);
-	EXPECT(s.c[PPB_STAT_PAGES_RECLAIMED] == 1 && page_ref_count(a) == bias,
+	EXPECT(s.c[PPB_STAT(PAGES_RECLAIMED)] == 1 && page_ref_count(a) == bias,
 	       "reclaimed once (%llu), the pool's references only (%d)",
-	       s.c[PPB_STAT_PAGES_RECLAIMED], page_ref_count(a));
+	       s.c[PPB_STAT(PAGES_RECLAIMED)], page_ref_count(a));
 	ppb_pool_destroy(pool);
 	return;
 fail:
@@ -1308,10 +1308,10 @@ static void test_frag_orphan(void)
 	}
 	msleep(1100);
 	st_frag_cycle_refill(pool);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 0 && page_ref_count(a) == bias + 1,
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_ORPHANED)) == 0 && page_ref_count(a) == bias + 1,
 	       "not orphaned under the driver (%d)", page_ref_count(a));
 	ppb_put_page(pool, b, -1, false);
-	EXPECT(st_stat(pool, PPB_STAT_RECYCLE_RELEASED_REFCNT) == 1 && page_ref_count(a) == 1,
+	EXPECT(st_stat(pool, PPB_STAT(RECYCLE_RELEASED_REFCNT)) == 1 && page_ref_count(a) == 1,
 	       "released by the driver's last put, the skb's alone: %d", page_ref_count(a));
 	kfree_skb(skb);
 
@@ -1327,7 +1327,7 @@ static void test_frag_orphan(void)
 	}
 	msleep(1100);
 	st_frag_cycle_refill(pool);
-	EXPECT(st_stat(pool, PPB_STAT_PAGES_ORPHANED) == 1 && page_ref_count(a) == 1,
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_ORPHANED)) == 1 && page_ref_count(a) == 1,
 	       "orphaned once the driver's fragments are back: %d", page_ref_count(a));
 	kfree_skb(skb);
 	ppb_put_page(pool, c, -1, false);

@@ -6,6 +6,12 @@ Every attribute, operation, multicast group and enum of the spec must have
 the same name (ynl's lower-case-dashed form) and value as in
 kmod/include/uapi/linux/ppkit.h, and the other way round.
 
+The counters' names in pp_backport (ppb_stat_names[], kmod/pool/stats.c)
+and in libppkit (kNames, tools/lib/types.cpp) must be the spec's stats
+attributes from alloc-fast on, with underscores: the spec is the one list,
+the uapi header numbers it, and everything else is keyed by the uapi or
+checked here.
+
 Documentation/netlink.rst must document the same family: its section
 "Attribute set NAME" lists every attribute of that set, with the spec's
 value and type, in a table whose rows start with ``name``; "Commands"
@@ -90,6 +96,25 @@ if f'#define PPKIT_MCGRP_MGMT\t"{grp}"' not in HDR:
 checks += 1
 if f'#define PPKIT_FAMILY_NAME\t"{SPEC["name"]}"' not in HDR:
     failed.append('family name differs')
+
+# The counters' names, by the spec's stats attributes from alloc-fast on:
+# pp_backport's ppb_stat_names[] (keyed by the uapi's attribute names) and
+# libppkit's kNames (in attribute order, gauges and fragment counters too).
+STATS_ATTRS = [a['name'] for a in sets['stats']['attributes']]
+COUNTERS = STATS_ATTRS[STATS_ATTRS.index('alloc-fast'):STATS_ATTRS.index('inflight')]
+STATS_C = open(f'{ROOT}/kmod/pool/stats.c').read()
+KERN_NAMES = dict(re.findall(r'^\t\[PPB_STAT\((\w+)\)\]\s*= "(\w+)",$', STATS_C, re.M))
+for k in sorted(set(KERN_NAMES) | {c_name('', a) for a in COUNTERS}):
+    checks += 1
+    want = k.lower() if k.lower().replace('_', '-') in COUNTERS else None
+    if KERN_NAMES.get(k) != want:
+        failed.append(f'ppb_stat_names[PPB_STAT({k})]: spec {want}, stats.c {KERN_NAMES.get(k)}')
+TYPES_CPP = open(f'{ROOT}/tools/lib/types.cpp').read()
+KNAMES = TYPES_CPP[TYPES_CPP.index('kNames = {'):]
+KNAMES = re.findall(r'^\t"(\w+)",$', KNAMES[:KNAMES.index('};')], re.M)
+checks += 1
+if KNAMES != [a.replace('-', '_') for a in STATS_ATTRS[STATS_ATTRS.index('alloc-fast'):]]:
+    failed.append('tools/lib/types.cpp kNames: not the spec stats attributes from alloc-fast on')
 
 # Documentation/netlink.rst against the spec.
 DOC = open(f'{ROOT}/Documentation/netlink.rst').read().split('\n')

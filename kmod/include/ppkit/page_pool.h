@@ -18,6 +18,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/preempt.h>
 #include <linux/overflow.h>
+#include <uapi/linux/ppkit.h>
 
 struct ppb_pool;
 struct sk_buff;
@@ -141,45 +142,15 @@ static inline struct ppb_cache *ppb_pool_cache(struct ppb_pool *pool)
 }
 
 /*
- * Statistics, always on.  The first group carries the kernel's page_pool
- * counter names and meanings (events, not pages); the second counts pages so
- * that hit and recycle rates are exact.  Keep in sync with ppb_stat_names[].
+ * Statistics, always on: the counters of the ppkit family's stats reply, in
+ * its order (uapi/linux/ppkit.h; meanings in Documentation/stats.rst).
+ * c[PPB_STAT(ALLOC_FAST)] is PPKIT_A_STATS_ALLOC_FAST's; the gauges that
+ * follow the counters in the reply are fields of their own.
  */
-enum ppb_stat {
-	/* allocation events */
-	PPB_STAT_ALLOC_FAST,		/* served from the cache */
-	PPB_STAT_ALLOC_SLOW,		/* order-0 bulk refill from the allocator */
-	PPB_STAT_ALLOC_SLOW_HIGH_ORDER,	/* order>0 page from the allocator */
-	PPB_STAT_ALLOC_EMPTY,		/* cache and ring were both empty */
-	PPB_STAT_ALLOC_REFILL,		/* served after a refill from recycled stock */
-	PPB_STAT_ALLOC_WAIVE,		/* page from the ring on a foreign node */
-	/* recycle events (pages) */
-	PPB_STAT_RECYCLE_CACHED,	/* returned into the cache */
-	PPB_STAT_RECYCLE_CACHE_FULL,	/* direct return found the cache full */
-	PPB_STAT_RECYCLE_RING,		/* returned into the ring */
-	PPB_STAT_RECYCLE_RING_FULL,	/* ring full: released */
-	PPB_STAT_RECYCLE_RELEASED_REFCNT, /* still referenced elsewhere: released */
-	/* pages served, by where they came from */
-	PPB_STAT_PAGES_FROM_CACHE,	/* recycled straight into the cache */
-	PPB_STAT_PAGES_FROM_RING,	/* recycled through the ring */
-	PPB_STAT_PAGES_FROM_STACK,	/* reclaimed after the stack freed them */
-	PPB_STAT_PAGES_FROM_ALLOC,	/* fresh from the page allocator */
-	/* page flows */
-	PPB_STAT_PAGES_ALLOCATED,	/* entered the pool from the allocator */
-	PPB_STAT_PAGES_RELEASED,	/* left the pool to the allocator */
-	PPB_STAT_PAGES_RETURNED,	/* given back by the driver (ppb_put_page) */
-	PPB_STAT_PAGES_LENT,		/* handed up the stack in an skb */
-	PPB_STAT_PAGES_RECLAIMED,	/* came back from the stack (reused or released) */
-	PPB_STAT_PAGES_ORPHANED,	/* held too long by the stack: let go */
-	PPB_STAT_RELEASED_PFMEMALLOC,	/* returned page was an emergency-reserve page */
-	PPB_STAT_RELEASED_FAR_NODE,	/* returned page was on another node */
-	PPB_STAT_RELEASED_DESTROYED,	/* returned after the pool was destroyed */
-	PPB_STAT_RING_CONSUMED,		/* pages taken out of the ring */
-	PPB_STAT_SYNC_FOR_DEVICE,	/* dma_sync_*_for_device calls */
-	PPB_STAT_SYNC_FOR_DEVICE_BYTES,	/* bytes covered by those calls */
-	PPB_STAT_NR
-};
+#define PPB_STAT(name)	(PPKIT_A_STATS_##name - PPKIT_A_STATS_FIRST_COUNTER)
+#define PPB_STAT_NR	(PPKIT_A_STATS_INFLIGHT - PPKIT_A_STATS_FIRST_COUNTER)
 
+/* "alloc_fast", ...: the name of each counter in every ppkit interface. */
 extern const char * const ppb_stat_names[PPB_STAT_NR];
 
 struct ppb_stats {
