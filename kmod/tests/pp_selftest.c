@@ -573,6 +573,76 @@ static void test_sync_direct(void)
 	ppb_pool_destroy(d.pool);
 }
 
+/*
+ * The cache's top word counts direct returns in bits 16-62, and a push
+ * that would reach bit 63 folds them into the pool's counter first, out of
+ * line (the inline push tests the add's overflow).  Start the count three
+ * pushes short of bit 63 and push through it: no return lost, none counted
+ * twice, bit 63 never set, in a pool that syncs (the fold then syncs too)
+ * and in one that does not (the inline push).
+ */
+struct st_fold {
+	struct ppb_pool *pool;
+	u64 fake;		/* pushes added to the count by hand */
+	u64 before;		/* recycle_cached then */
+	bool bit63;		/* seen set after a push */
+	u64 pushes_after;	/* the count after the last push */
+	u64 synced;		/* bytes synced for the device by the pushes */
+};
+
+#define ST_FOLD_PUSH_MAX	((1ULL << 47) - 1)	/* bits 16-62 */
+
+static void st_fold_fn(void *arg)
+{
+	struct st_fold *f = arg;
+	struct ppb_cache *c = ppb_pool_cache(f->pool);
+	struct page *page;
+	int i;
+
+	page = ppb_dev_alloc_pages(f->pool);
+	ppb_put_page(f->pool, page, 100, true);
+	f->before = st_stat(f->pool, PPB_STAT(RECYCLE_CACHED));
+	f->fake = ST_FOLD_PUSH_MAX - 2 - (c->top >> 16);
+	c->top = (c->top & 0xffff) | (ST_FOLD_PUSH_MAX - 2) << 16;
+	f->synced = st_stat(f->pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES));
+	for (i = 0; i < 5; i++) {
+		page = ppb_dev_alloc_pages(f->pool);
+		ppb_put_page(f->pool, page, 100, true);
+		f->bit63 |= c->top >> 63;
+	}
+	f->pushes_after = c->top >> 16;
+	f->synced = st_stat(f->pool, PPB_STAT(SYNC_FOR_DEVICE_BYTES)) - f->synced;
+}
+
+static void test_push_count_fold(void)
+{
+	unsigned int sync;
+
+	for (sync = 0; sync < 2; sync++) {
+		struct ppb_params p = st_params();
+		struct st_fold f = {};
+		u64 got;
+
+		if (sync) {
+			p.flags |= PPB_FLAG_DMA_SYNC_DEV;
+			p.max_len = 1536;
+		}
+		f.pool = st_create(&p);
+		if (!f.pool)
+			return;
+		st_in_softirq(st_fold_fn, &f);
+		got = st_stat(f.pool, PPB_STAT(RECYCLE_CACHED)) - f.before - f.fake;
+		EXPECT(got == 5, "sync %u: 5 direct returns through the fold, counted %llu",
+		       sync, got);
+		EXPECT(!f.bit63, "sync %u: the count reached bit 63", sync);
+		EXPECT(f.pushes_after == 2, "sync %u: %llu pushes after the fold, want 2",
+		       sync, f.pushes_after);
+		EXPECT(f.synced == (sync ? 5 * 100 : 0), "sync %u: %llu bytes synced",
+		       sync, f.synced);
+		ppb_pool_destroy(f.pool);
+	}
+}
+
 struct st_map {
 	struct ppb_pool *pool;
 	dma_addr_t first;
@@ -1347,6 +1417,7 @@ static const struct ktap_case st_cases[] = {
 	{ "recycle_ring_from_other_cpu", test_ring_other_cpu },
 	{ "recycle_ring_full_release", test_ring_full_release },
 	{ "recycle_cache_full_to_ring", test_cache_full_to_ring },
+	{ "recycle_push_count_fold", test_push_count_fold },
 	{ "recycle_refcnt_release", test_refcnt_release },
 	{ "recycle_pfmemalloc_released", test_pfmemalloc_released },
 	{ "numa_far_node_released", test_far_node_released },
