@@ -65,41 +65,80 @@ def ethtool_stats(dev, netns=None):
     return stats
 
 
-def hit_rate(interval_doc, ifname=None):
-    """Allocation hit rate over one `ppctl stats --interval` window, all pools
-    of @ifname together (Documentation/stats.rst)."""
+PAGE_SOURCES = ("pages_from_cache", "pages_from_ring", "pages_from_stack", "pages_from_alloc")
+
+
+def _hit(deltas):
+    """Hit rate of per-pool page-source deltas; None if nothing was served."""
     recycled = served = 0
-    for p in interval_doc.get("pools", []):
-        if ifname and p.get("ifname") != ifname:
-            continue
-        d = p.get("delta")
-        if not d:
-            continue
+    for d in deltas:
         r = d["pages_from_cache"] + d["pages_from_ring"] + d["pages_from_stack"]
         recycled += r
         served += r + d["pages_from_alloc"]
     return recycled / served if served else None
 
 
+def hit_rate(interval_doc, ifname=None):
+    """Allocation hit rate over one `ppctl stats --interval` window, all pools
+    of @ifname together (Documentation/stats.rst).  A pool whose window is a
+    reset (re-created, a counter went down: null deltas) makes the window
+    unusable: None, as for a window that served nothing."""
+    deltas = []
+    for p in interval_doc.get("pools", []):
+        if ifname and p.get("ifname") != ifname:
+            continue
+        d = p.get("delta")
+        if p.get("reset") or not d or any(d.get(k) is None for k in PAGE_SOURCES):
+            return None
+        deltas.append(d)
+    return _hit(deltas)
+
+
+def pool_snapshot(ifname, netns=None):
+    """{pool id: counters} of @ifname's ppkit pools now (one `ppctl --json
+    stats`), or None if ppctl gave no document."""
+    pre = f"ip netns exec {netns} " if netns else ""
+    out = sh(f"{pre}{PPCTL} --json stats", capture=True, check=False, quiet=True)
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        return None
+    return {p["id"]: p["counters"] for p in doc.get("pools", [])
+            if p.get("source") == "ppkit" and p.get("counters") and
+            (not ifname or p.get("ifname") == ifname)}
+
+
+def hit_between(before, after):
+    """Allocation hit rate between two pool_snapshot()s, over the pools in
+    both; None if either is missing, nothing was served, or a counter went
+    down (a pool re-created under the same id)."""
+    if before is None or after is None:
+        return None
+    deltas = []
+    for pid, c1 in after.items():
+        c0 = before.get(pid)
+        if c0 is None:
+            continue
+        d = {k: c1[k] - c0[k] for k in PAGE_SOURCES}
+        if min(d.values()) < 0:
+            return None
+        deltas.append(d)
+    return _hit(deltas)
+
+
 def measure_rx(dev, seconds, netns=None, pools=True):
     """RX packets/s on @dev over @seconds, and the allocation hit rate of its
-    ppkit pools over the same window (None without ppkit pools)."""
-    pre = f"ip netns exec {netns} " if netns else ""
+    ppkit pools around the same window (None without ppkit pools).  The
+    pools are read before and after the timed window, never inside it: on
+    the RX CPU, ppctl's own run would be charged to one variant only."""
+    before = pool_snapshot(dev, netns) if pools else None
     a = counter(dev, "rx_packets", netns)
     t0 = time.monotonic()
-    hit = None
-    if pools:
-        out = sh(f"{pre}{PPCTL} --json stats --interval {seconds} --count 1",
-                 capture=True, check=False, quiet=True)
-        try:
-            hit = hit_rate(json.loads(out.splitlines()[-1]), dev)
-        except (ValueError, IndexError):
-            hit = None
-    else:
-        time.sleep(seconds)
+    time.sleep(seconds)
     t1 = time.monotonic()
     b = counter(dev, "rx_packets", netns)
-    return {"pps": (b - a) / (t1 - t0), "hit": hit}
+    after = pool_snapshot(dev, netns) if pools else None
+    return {"pps": (b - a) / (t1 - t0), "hit": hit_between(before, after)}
 
 
 def paired_ratio(a, b):
