@@ -8,6 +8,10 @@
 #   scripts/bench/ppctld-cpu.sh --compare old=X --compare older=Y  several
 #   WINDOWS=5 WINDOW=30 POOLS=1000 scripts/bench/ppctld-cpu.sh
 #   LAB_KERNEL=5.10 scripts/bench/ppctld-cpu.sh  (`make modules KVER=5.10`)
+#   ICOUNT=1 scripts/bench/ppctld-cpu.sh  one vCPU whose clock counts
+#       instructions (scripts/lab/run --icount): % of a core is then the
+#       instructions ppctld ran, its system calls included, per 1e9 a
+#       second; the same every run, whatever the host's load -> -icount.json
 #
 # Prints every window and the median as % of one core (and its user and
 # system parts), and writes build/bench/ppctld-cpu.json:
@@ -36,8 +40,14 @@ LINE=${LAB_KERNEL:-}
 KMOD=kmod
 [ -n "$LINE" ] && KMOD=build/kmod-$LINE
 OUT=$REPO/build/bench
-LOG=$OUT/ppctld-cpu${LINE:+-$LINE}.log
-JSON=$OUT/ppctld-cpu${LINE:+-$LINE}.json
+ICOUNT=${ICOUNT:-0}
+case $ICOUNT in
+0) SUFFIX=${LINE:+-$LINE} LAB_OPTS=(--smp 2) ;;
+1) SUFFIX=${LINE:+-$LINE}-icount LAB_OPTS=(--smp 1 --icount) ;;
+*) echo "ppctld-cpu: ICOUNT='$ICOUNT' is neither 0 nor 1" >&2; exit 1 ;;
+esac
+LOG=$OUT/ppctld-cpu$SUFFIX.log
+JSON=$OUT/ppctld-cpu$SUFFIX.json
 
 # --compare NAME=PPCTLD (repeatable; --baseline PPCTLD is --compare
 # baseline=PPCTLD): other ppctlds in the same boot, copied into the tree
@@ -69,7 +79,7 @@ for v in POOLS WINDOW WINDOWS; do
 		exit 1
 	fi
 done
-CMD=(scripts/lab/run --smp 2 --mem 1536 -- env POOLS="${POOLS:-1000}" WINDOW="${WINDOW:-60}"
+CMD=(scripts/lab/run "${LAB_OPTS[@]}" --mem 1536 -- env POOLS="${POOLS:-1000}" WINDOW="${WINDOW:-60}"
      WINDOWS="${WINDOWS:-3}" PPCTLDS="${PATHS[*]}" scripts/bench/ppctld-cpu.guest.sh)
 mkdir -p "$OUT"
 rm -f "$JSON"
