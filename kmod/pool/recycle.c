@@ -170,7 +170,7 @@ void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_s
 
 /*
  * A return to a pool with more to check: a fragment (the page goes back
- * with the last one out), the node, a destroyed pool.
+ * with the last one out), a destroyed pool.
  */
 static noinline void ppb_put_page_checks(struct ppb_pool *pool, struct page *page,
 					 unsigned int dma_sync_size, bool allow_direct,
@@ -184,11 +184,19 @@ static noinline void ppb_put_page_checks(struct ppb_pool *pool, struct page *pag
 	ppb_put_whole(pool, page, dma_sync_size, allow_direct, checks & ~PPB_PC_FRAG);
 }
 
-/* A return to a pool that syncs for the device and has nothing else to check. */
+/*
+ * A return to a pool that syncs for the device and has nothing else to
+ * check but, maybe, the node: what the caller saw of put_checks.  Read
+ * again for the node alone, which only ppb_update_nid() changes.
+ */
 void ppb_put_page_sync(struct ppb_pool *pool, struct page *page,
 		       unsigned int dma_sync_size, bool allow_direct)
 {
-	ppb_put_whole(pool, page, dma_sync_size, allow_direct, PPB_PC_SYNC);
+	if (READ_ONCE(pool->cache.put_checks) & PPB_PC_NODE)
+		ppb_put_whole(pool, page, dma_sync_size, allow_direct,
+			      PPB_PC_NODE | PPB_PC_SYNC);
+	else
+		ppb_put_whole(pool, page, dma_sync_size, allow_direct, PPB_PC_SYNC);
 }
 EXPORT_SYMBOL_GPL(ppb_put_page_sync);
 
@@ -200,8 +208,10 @@ void ppb_put_page_slow(struct ppb_pool *pool, struct page *page,
 
 	if (likely(!checks))
 		ppb_put_whole(pool, page, dma_sync_size, allow_direct, 0);
-	else if (checks == PPB_PC_SYNC)
+	else if ((checks & ~PPB_PC_NODE) == PPB_PC_SYNC)
 		ppb_put_page_sync(pool, page, dma_sync_size, allow_direct);
+	else if (checks == PPB_PC_NODE)
+		ppb_put_whole(pool, page, dma_sync_size, allow_direct, PPB_PC_NODE);
 	else
 		ppb_put_page_checks(pool, page, dma_sync_size, allow_direct, checks);
 }

@@ -209,7 +209,8 @@ void ppb_put_page_sync(struct ppb_pool *pool, struct page *page,
  * is an emergency-reserve page or, in a pool with a node, if it is on
  * another node.  Inline when the pool has nothing else to check and the
  * push needs no book-keeping (ppb_cache_push_slow() does the rest); a
- * pool that syncs for the device has a path of its own.
+ * pool that syncs for the device, with a node or not, has a path of its
+ * own.
  */
 static inline void ppb_put_page(struct ppb_pool *pool, struct page *page,
 				unsigned int dma_sync_size, bool allow_direct)
@@ -227,7 +228,7 @@ static inline void ppb_put_page(struct ppb_pool *pool, struct page *page,
 		    likely(ppb_top_count(c->top) < PPB_CACHE_SIZE) &&
 		    likely(ppb_cache_try_push(c, page)))
 			return;
-	} else if (READ_ONCE(c->put_checks) == PPB_PC_SYNC) {
+	} else if ((READ_ONCE(c->put_checks) & ~PPB_PC_NODE) == PPB_PC_SYNC) {
 		ppb_put_page_sync(pool, page, dma_sync_size, allow_direct);
 		return;
 	}
