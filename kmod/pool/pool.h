@@ -73,6 +73,7 @@ enum ppb_cctr {
 	PPB_C_FRAGS,			/* fragments served */
 	PPB_C_FRAGS_LENT,
 	PPB_C_FRAG_UNLENT,		/* lent pages back to the driver's fragments */
+	PPB_C_RECLAIM_SYNCED,		/* reclaimed pages synced, max_len each */
 	PPB_C_NR
 };
 

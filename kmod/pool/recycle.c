@@ -234,8 +234,10 @@ void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill
 	} else if (unlikely(READ_ONCE(pool->destroyed))) {
 		ppb_cinc(pool, PPB_C_RECLAIM_RELEASED);
 	} else {
-		if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV)
-			ppb_sync_for_device(pool, page, pool->p.max_len);
+		if (pool->p.flags & PPB_FLAG_DMA_SYNC_DEV) {
+			__ppb_sync_for_device(pool, page, pool->p.max_len);
+			ppb_cinc(pool, PPB_C_RECLAIM_SYNCED);
+		}
 		if (refill && ppb_cache_stage(pool, page)) {
 			ppb_cinc(pool, PPB_C_RECLAIM_CACHED);
 			return;

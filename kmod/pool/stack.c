@@ -81,13 +81,17 @@ static void ppb_frag_unlend(struct ppb_pool *pool, struct page *page, bool back,
 	ppb_drop_pool_refs(pool, page, PPB_BIAS);
 }
 
-/* The FIFO's head page: false if it stays lent (held, and not @expired). */
-static bool ppb_reclaim_one(struct ppb_pool *pool, struct page *page, bool expired,
-			    bool refill)
+/*
+ * The FIFO's head page, lent at @since: false if it stays lent (held, and
+ * neither @force nor older than @timeout).
+ */
+static __always_inline bool ppb_reclaim_one(struct ppb_pool *pool, struct page *page,
+					    unsigned long since, unsigned long timeout,
+					    bool force, bool refill)
 {
 	bool back = ppb_stack_done(pool, page);
 
-	if (!back && !expired)
+	if (!back && !force && time_before(jiffies, since + timeout))
 		return false;
 	if (pool->p.flags & PPB_FLAG_PAGE_FRAG) {
 		ppb_frag_unlend(pool, page, back, refill);
@@ -128,8 +132,7 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 
 		e->page = NULL;
 		pool->lent_head++;
-		if (!ppb_reclaim_one(pool, page, force || time_after_eq(jiffies, since + timeout),
-				     refill)) {
+		if (!ppb_reclaim_one(pool, page, since, timeout, force, refill)) {
 			/* A slot was just freed at the head: room at the tail. */
 			e = &pool->lent->e[pool->lent_tail & pool->lent->mask];
 			e->page = page;
@@ -194,7 +197,7 @@ static bool ppb_frag_lend(struct ppb_pool *pool, struct page *page)
 	return true;
 }
 
-void ppb_page_lend(struct ppb_pool *pool, struct page *page)
+static __always_inline void __ppb_page_lend(struct ppb_pool *pool, struct page *page)
 {
 	struct ppb_lent *e;
 
@@ -217,6 +220,11 @@ void ppb_page_lend(struct ppb_pool *pool, struct page *page)
 	pool->lent_tail++;
 	ppb_cinc(pool, PPB_C_LENT);
 }
+
+void ppb_page_lend(struct ppb_pool *pool, struct page *page)
+{
+	__ppb_page_lend(pool, page);
+}
 EXPORT_SYMBOL_GPL(ppb_page_lend);
 
 static void ppb_skb_mark_one(struct ppb_pool *pool, struct sk_buff *skb)
@@ -225,9 +233,9 @@ static void ppb_skb_mark_one(struct ppb_pool *pool, struct sk_buff *skb)
 	int i;
 
 	if (skb->head_frag)
-		ppb_page_lend(pool, virt_to_head_page(skb->head));
+		__ppb_page_lend(pool, virt_to_head_page(skb->head));
 	for (i = 0; i < shinfo->nr_frags; i++)
-		ppb_page_lend(pool, compound_head(skb_frag_page(&shinfo->frags[i])));
+		__ppb_page_lend(pool, compound_head(skb_frag_page(&shinfo->frags[i])));
 }
 
 /*

@@ -130,9 +130,10 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	/* Taken out by refills and flushes, or dropped by a pool-set shrink. */
 	o[PPB_STAT(RING_CONSUMED)] = c[PPB_C_RING_CONSUMED] + p[PPB_P_RESIZE_DROPPED];
 	/* every page pushed into a syncing pool's cache was synced */
-	o[PPB_STAT(SYNC_FOR_DEVICE)] = p[PPB_P_SYNC] +
+	o[PPB_STAT(SYNC_FOR_DEVICE)] = p[PPB_P_SYNC] + c[PPB_C_RECLAIM_SYNCED] +
 		(pool->p.flags & PPB_FLAG_DMA_SYNC_DEV ? c[PPB_C_DIRECT_CACHED] : 0);
-	o[PPB_STAT(SYNC_FOR_DEVICE_BYTES)] = p[PPB_P_SYNC_BYTES] + c[PPB_C_SYNC_BYTES];
+	o[PPB_STAT(SYNC_FOR_DEVICE_BYTES)] = p[PPB_P_SYNC_BYTES] + c[PPB_C_SYNC_BYTES] +
+		c[PPB_C_RECLAIM_SYNCED] * pool->p.max_len;
 
 	st->cache_pages = n;
 	st->ring_pages = ppb_diff(o[PPB_STAT(RECYCLE_RING)], o[PPB_STAT(RING_CONSUMED)]);
