@@ -304,12 +304,12 @@ static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, void 
 
 	switch (priv->cfg.pool) {
 	case PPSIM_POOL_PPKIT:
-		/* as with the kernel's pool: the NAPI skb cache, then mark */
+		/* as with the kernel's pool: the NAPI skb cache, then lend its one page */
 		skb = ppb_napi_build_skb(va, rxq->buf_size);
 		if (likely(skb)) {
 			skb_reserve(skb, off);
 			__skb_put(skb, len);
-			ppb_skb_mark(rxq->pp, skb);
+			ppb_page_lend(rxq->pp, page);
 		}
 		break;
 	case PPSIM_POOL_NATIVE:
