@@ -105,3 +105,21 @@ TEST_CASE("JsonWriter: keys, short and long, plain and escaped", "[json_writer]"
 		CHECK(s == R"({"first":)" + q + "," + q + ":" + q + R"(,"last":true})");
 	}
 }
+
+TEST_CASE("JsonWriter: a JsonKey writes what key() does", "[json_writer]")
+{
+	for (std::string k : {std::string("alloc_fast"), std::string("q\"uote"), std::string(80, 'z')}) {
+		const ppkit::JsonKey jk(k);
+		CHECK(jk.name() == k);
+		std::string a, b;
+		JsonWriter(a).begin_object().member(k, 1u).member(k, 2u).end_object();
+		JsonWriter(b).begin_object().member(jk, 1u).key(jk).value(2u).end_object();
+		CHECK(a == b);
+	}
+	std::string s;
+	JsonWriter w(s);
+	const ppkit::JsonKey jk("x");
+	CHECK_THROWS_AS(w.key(jk), std::logic_error);
+	w.begin_array();
+	CHECK_THROWS_AS(w.key(jk), std::logic_error);
+}

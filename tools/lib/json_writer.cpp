@@ -97,13 +97,25 @@ JsonWriter &JsonWriter::end_array()
 	return *this;
 }
 
-JsonWriter &JsonWriter::key(std::string_view k)
+JsonKey::JsonKey(std::string_view name) : name_(name), text_(",")
+{
+	JsonWriter(text_).value(name);
+	text_ += ':';
+}
+
+bool JsonWriter::begin_key()
 {
 	if (depth_.empty() || !depth_.back().object || after_key_)
 		throw std::logic_error("JsonWriter: key() outside an object");
 	const bool comma = depth_.back().any;
 	depth_.back().any = true;
 	after_key_ = true;
+	return comma;
+}
+
+JsonWriter &JsonWriter::key(std::string_view k)
+{
+	const bool comma = begin_key();
 	if (k.size() <= kShort && plain(k)) {
 		char buf[kShort + 4];
 		std::size_t n = 0;
@@ -121,6 +133,15 @@ JsonWriter &JsonWriter::key(std::string_view k)
 		out_ += ',';
 	string(k);
 	out_ += ':';
+	return *this;
+}
+
+JsonWriter &JsonWriter::key(const JsonKey &k)
+{
+	std::string_view t = k.text_;
+	if (!begin_key())
+		t.remove_prefix(1);
+	out_ += t;
 	return *this;
 }
 
