@@ -165,10 +165,23 @@ void add_ifname(CLI::App *cmd, Options &o)
 	cmd->add_option("IFNAME", o.ifname, "the interface")->required();
 }
 
+void add_sim_commands(Options &o, SimXdpCli &c);
+void add_xdp_commands(Options &o, SimXdpCli &c);
+
+// sim and xdp get their own subcommands and options only when they are on
+// the command line (CLI11's pre-parse callback runs before their arguments
+// are read): nine CLI11::Apps and their options are most of what building
+// the command line costs, and any other command would build them for
+// nothing.
 void add_sim(CLI::App &app, Options &o, SimXdpCli &c)
 {
 	c.sim = app.add_subcommand("sim", "ppsim software NICs: list, add, del, set, gen");
 	c.sim->require_subcommand(0, 1);
+	c.sim->preparse_callback([&o, &c](std::size_t) { add_sim_commands(o, c); });
+}
+
+void add_sim_commands(Options &o, SimXdpCli &c)
+{
 	c.sim_list = c.sim->add_subcommand("list", "ppsim devices, one per line");
 
 	c.sim_add = c.sim->add_subcommand("add", "create a device, or a pair wired back to back");
@@ -249,6 +262,11 @@ void add_xdp(CLI::App &app, Options &o, SimXdpCli &c)
 {
 	c.xdp = app.add_subcommand("xdp", "XDP programs on an interface: attach, detach, status");
 	c.xdp->require_subcommand(0, 1);
+	c.xdp->preparse_callback([&o, &c](std::size_t) { add_xdp_commands(o, c); });
+}
+
+void add_xdp_commands(Options &o, SimXdpCli &c)
+{
 	auto mode = [&c](CLI::App *cmd) {
 		cmd->add_option("--mode", c.mode, "native (in the driver, default) or generic")
 			->check(one_of("mode", {"native", "generic"}))
