@@ -9,6 +9,10 @@
 #   scripts/bench/ppctl-cost.sh --compare static=X --compare old=Y  several
 #   ROUNDS=9 POOLS=1000 scripts/bench/ppctl-cost.sh
 #   LAB_KERNEL=5.10 scripts/bench/ppctl-cost.sh       (`make modules KVER=5.10`)
+#   ICOUNT=1 scripts/bench/ppctl-cost.sh              guest time is guest
+#       instructions (scripts/lab/run --icount, one vCPU): what the commands
+#       execute, without TCG's translation, whose cost depends on where code
+#       lands (a PIE is translated again at every exec); -icount.json/.log
 #
 # Prints the median of each command in ms, the ratios of the goals
 # (--help / /bin/true <= 1.3, --json stats / --help <= 1.5, --json list /
@@ -26,6 +30,11 @@ KMOD=kmod
 OUT=$REPO/build/bench
 LOG=$OUT/ppctl-cost${LINE:+-$LINE}.log
 JSON=$OUT/ppctl-cost${LINE:+-$LINE}.json
+LAB_OPTS=(--smp 2)
+if [ "${ICOUNT:-0}" = 1 ]; then
+	LAB_OPTS=(--smp 1 --icount)
+	LOG=${LOG%.log}-icount.log JSON=${JSON%.json}-icount.json
+fi
 # --compare NAME=PPCTL (repeatable; --baseline PPCTL is --compare
 # baseline=PPCTL): other ppctls in the same rounds, copied into the tree
 # (the guest sees the repository, not the host)
@@ -56,7 +65,7 @@ for v in POOLS ROUNDS; do
 		exit 1
 	fi
 done
-CMD=(scripts/lab/run --smp 2 --mem 1536 -- env POOLS="${POOLS:-1000}" ROUNDS="${ROUNDS:-9}"
+CMD=(scripts/lab/run "${LAB_OPTS[@]}" --mem 1536 -- env POOLS="${POOLS:-1000}" ROUNDS="${ROUNDS:-9}"
      PPCTLS="${PATHS[*]}" scripts/bench/ppctl-cost.guest.sh)
 mkdir -p "$OUT"
 rm -f "$JSON"
@@ -72,7 +81,7 @@ if [ $rc -ne 0 ] || ! grep -aq '^ppctl-cost: done' "$LOG"; then
 	exit 1
 fi
 python3 - "$LOG" "$JSON" "${NAMES[@]}" <<'PY'
-import json, statistics, sys
+import json, os, statistics, sys
 runs = {}
 for line in open(sys.argv[1], errors="replace"):
     if not line.startswith("ppctl-cost: round="):
@@ -95,7 +104,8 @@ for b in bins:
                         "json_stats/help": ratio("json_stats", "help"),
                         "json_list/help": ratio("json_list", "help"),
                         "stats/help": ratio("stats", "help")}
-print(f"\nppctl, {doc['rounds']} interleaved rounds, medians in ms (TCG guest):")
+clock = "guest instructions, -icount" if os.environ.get("ICOUNT") == "1" else "TCG guest"
+print(f"\nppctl, {doc['rounds']} interleaved rounds, medians in ms ({clock}):")
 print(f"  {'':<10}" + "".join(f"{c:>12}" for c in cmds))
 for b in bins:
     print(f"  {names[b]:<10}" + "".join(f"{med[(b, c)]:>12.1f}" for c in cmds))

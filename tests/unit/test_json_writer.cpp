@@ -86,3 +86,40 @@ TEST_CASE("JsonWriter: misuse is a logic error, not a broken document", "[json_w
 	CHECK(w.done());
 	CHECK_THROWS_AS(w.value(true), std::logic_error);
 }
+
+TEST_CASE("JsonWriter: keys, short and long, plain and escaped", "[json_writer]")
+{
+	// Short plain keys and strings take the one-append path; long or
+	// escaped ones the general path: both must read back the same.
+	const std::string longer(100, 'k');
+	for (std::string k : {std::string("a"), std::string(64, 'x'), std::string(65, 'y'), longer,
+			      std::string("q\"uote"), std::string("caf\xc3\xa9")}) {
+		std::string s;
+		JsonWriter w(s);
+		w.begin_object().member("first", k).member(k, k).member("last", true).end_object();
+		json j = json::parse(s);
+		CHECK(j.at(k) == k);
+		CHECK(j.at("first") == k);
+		CHECK(j.at("last") == true);
+		const std::string q = json(k).dump();
+		CHECK(s == R"({"first":)" + q + "," + q + ":" + q + R"(,"last":true})");
+	}
+}
+
+TEST_CASE("JsonWriter: a JsonKey writes what key() does", "[json_writer]")
+{
+	for (std::string k : {std::string("alloc_fast"), std::string("q\"uote"), std::string(80, 'z')}) {
+		const ppkit::JsonKey jk(k);
+		CHECK(jk.name() == k);
+		std::string a, b;
+		JsonWriter(a).begin_object().member(k, 1u).member(k, 2u).end_object();
+		JsonWriter(b).begin_object().member(jk, 1u).key(jk).value(2u).end_object();
+		CHECK(a == b);
+	}
+	std::string s;
+	JsonWriter w(s);
+	const ppkit::JsonKey jk("x");
+	CHECK_THROWS_AS(w.key(jk), std::logic_error);
+	w.begin_array();
+	CHECK_THROWS_AS(w.key(jk), std::logic_error);
+}

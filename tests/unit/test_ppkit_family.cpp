@@ -154,6 +154,18 @@ TEST_CASE("a pool reply from the kernel's bytes", "[ppkit][wire]")
 	CHECK_FALSE(p.detached());
 	CHECK(p.state() == "live");
 	CHECK(p.ifname.empty());	// the client resolves names, not the parser
+
+	// Where a dump's batch lies (nl::Socket::dump): the same pool.
+	Pool q = wire::ppkit_parse_pool(static_cast<const nlmsghdr *>(nlmsg_hdr(m.get())));
+	CHECK(q.id == p.id);
+	CHECK(q.owner == p.owner);
+	CHECK(q.ifindex == p.ifindex);
+	CHECK(q.queue == p.queue);
+	CHECK(q.nid == p.nid);
+	CHECK(q.ring_size == p.ring_size);
+	CHECK(q.inflight == p.inflight);
+	CHECK(q.created_ns == p.created_ns);
+	CHECK(q.napi_id == p.napi_id);
 }
 
 TEST_CASE("a pool built with libnl parses back whole", "[ppkit][wire]")

@@ -75,18 +75,29 @@ public:
 
 	Source source() const override { return Source::Ppkit; }
 	std::size_t last_count_ = 0;
+	std::size_t last_pools_ = 0;
 
 	std::vector<Pool> pools() override
 	{
-		return collect<Pool>(sock_, wire::ppkit_pool_get(family_, std::nullopt),
-				     wire::ppkit_parse_pool, {Source::Ppkit, "pool-get", {}});
+		// Parsed where the dump's batches lie, as stats() does: no
+		// libnl message (an allocation and a copy) per pool.
+		std::vector<Pool> out;
+		out.reserve(last_pools_);
+		nl::Reply r = sock_.dump(wire::ppkit_pool_get(family_, std::nullopt),
+					 [&](const nlmsghdr *h) {
+						 out.push_back(wire::ppkit_parse_pool(h));
+					 });
+		if (r.err)
+			throw kernel_error(r.err, std::move(r.extack), {Source::Ppkit, "pool-get", {}});
+		last_pools_ = out.size();
+		return out;
 	}
 
 	Pool pool(std::uint32_t id) override
 	{
 		ErrorContext ctx{Source::Ppkit, "pool-get", id};
 		return only(collect<Pool>(sock_, wire::ppkit_pool_get(family_, id),
-					  wire::ppkit_parse_pool, ctx),
+					  [](nl_msg *m) { return wire::ppkit_parse_pool(m); }, ctx),
 			    ctx);
 	}
 

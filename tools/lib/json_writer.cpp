@@ -1,13 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ppkit/json_writer.h"
 
+#include <array>
 #include <charconv>
+#include <cstring>
 #include <cmath>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 namespace ppkit {
+
+namespace {
+
+// The bytes a JSON string cannot hold as they are (controls, '"', '\\'),
+// and those that need a UTF-8 check (>= 0x80): nlohmann's serializer writes
+// strings with any of them.
+constexpr std::array<bool, 256> kSpecial = [] {
+	std::array<bool, 256> t{};
+	for (unsigned c = 0; c < 256; c++)
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+	return t;
+}();
+
+bool plain(std::string_view s)
+{
+	for (unsigned char c : s)
+		if (kSpecial[c])
+			return false;
+	return true;
+}
+
+// Keys and short strings are put together here and appended at once: one
+// std::string append rather than one per piece (a thousand pools'
+// statistics are tens of thousands of keys).
+constexpr std::size_t kShort = 64;
+
+}  // namespace
 
 void JsonWriter::separate()
 {
@@ -68,31 +97,68 @@ JsonWriter &JsonWriter::end_array()
 	return *this;
 }
 
-JsonWriter &JsonWriter::key(std::string_view k)
+JsonKey::JsonKey(std::string_view name) : name_(name), text_(",")
+{
+	JsonWriter(text_).value(name);
+	text_ += ':';
+}
+
+bool JsonWriter::begin_key()
 {
 	if (depth_.empty() || !depth_.back().object || after_key_)
 		throw std::logic_error("JsonWriter: key() outside an object");
-	if (depth_.back().any)
-		out_ += ',';
+	const bool comma = depth_.back().any;
 	depth_.back().any = true;
+	after_key_ = true;
+	return comma;
+}
+
+JsonWriter &JsonWriter::key(std::string_view k)
+{
+	const bool comma = begin_key();
+	if (k.size() <= kShort && plain(k)) {
+		char buf[kShort + 4];
+		std::size_t n = 0;
+		if (comma)
+			buf[n++] = ',';
+		buf[n++] = '"';
+		std::memcpy(buf + n, k.data(), k.size());
+		n += k.size();
+		buf[n++] = '"';
+		buf[n++] = ':';
+		out_.append(buf, n);
+		return *this;
+	}
+	if (comma)
+		out_ += ',';
 	string(k);
 	out_ += ':';
-	after_key_ = true;
+	return *this;
+}
+
+JsonWriter &JsonWriter::key(const JsonKey &k)
+{
+	std::string_view t = k.text_;
+	if (!begin_key())
+		t.remove_prefix(1);
+	out_ += t;
 	return *this;
 }
 
 void JsonWriter::string(std::string_view s)
 {
-	bool plain = true;
-	for (unsigned char c : s)
-		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
-			plain = false;
-			break;
+	if (plain(s)) {
+		if (s.size() <= kShort) {
+			char buf[kShort + 2];
+			buf[0] = '"';
+			std::memcpy(buf + 1, s.data(), s.size());
+			buf[s.size() + 1] = '"';
+			out_.append(buf, s.size() + 2);
+		} else {
+			out_ += '"';
+			out_ += s;
+			out_ += '"';
 		}
-	if (plain) {
-		out_ += '"';
-		out_ += s;
-		out_ += '"';
 	} else {
 		out_ += nlohmann::json(std::string(s))
 				.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -74,10 +74,10 @@ static_assert(PPKIT_A_STATS_MAX - PPKIT_A_STATS_FIRST_COUNTER + 1 == kCounterCou
 	      "a counter of Stats for every counter attribute");
 
 template <std::size_t N>
-void parse(nl_msg *msg, std::array<nlattr *, N> &tb, const std::array<nla_policy, N> &policy,
-	   const char *what)
+void parse(const nlmsghdr *nlh, std::array<nlattr *, N> &tb,
+	   const std::array<nla_policy, N> &policy, const char *what)
 {
-	int err = genlmsg_parse(nlmsg_hdr(msg), 0, tb.data(), static_cast<int>(N - 1),
+	int err = genlmsg_parse(const_cast<nlmsghdr *>(nlh), 0, tb.data(), static_cast<int>(N - 1),
 				const_cast<nla_policy *>(policy.data()));
 	if (err < 0)
 		throw Error(Errc::Protocol,
@@ -133,8 +133,13 @@ nl::MsgPtr ppkit_pool_set(int family, std::uint32_t id, const PoolSettings &s)
 
 Pool ppkit_parse_pool(nl_msg *msg)
 {
+	return ppkit_parse_pool(static_cast<const nlmsghdr *>(nlmsg_hdr(msg)));
+}
+
+Pool ppkit_parse_pool(const nlmsghdr *nlh)
+{
 	std::array<nlattr *, PPKIT_A_POOL_MAX + 1> tb{};
-	parse(msg, tb, pool_policy(), "pool");
+	parse(nlh, tb, pool_policy(), "pool");
 	if (!tb[PPKIT_A_POOL_ID])
 		throw Error(Errc::Protocol, "pool message from the kernel without a pool id");
 

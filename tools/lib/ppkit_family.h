@@ -23,6 +23,8 @@ nl::MsgPtr ppkit_pool_set(int family, std::uint32_t id, const PoolSettings &s);
 
 // A pool-get reply or a pool notification; Error(Protocol) if malformed.
 Pool ppkit_parse_pool(nl_msg *msg);
+// The same, on a message where it lies in a receive buffer (nl::Socket::dump).
+Pool ppkit_parse_pool(const nlmsghdr *nlh);
 // A stats-get reply; Error(Protocol) if malformed.
 Stats ppkit_parse_stats(nl_msg *msg);
 // The same, on a message where it lies in a receive buffer (nl::Socket::dump).

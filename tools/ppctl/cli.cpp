@@ -165,10 +165,23 @@ void add_ifname(CLI::App *cmd, Options &o)
 	cmd->add_option("IFNAME", o.ifname, "the interface")->required();
 }
 
+void add_sim_commands(Options &o, SimXdpCli &c);
+void add_xdp_commands(Options &o, SimXdpCli &c);
+
+// sim and xdp get their own subcommands and options only when they are on
+// the command line (CLI11's pre-parse callback runs before their arguments
+// are read): nine CLI11::Apps and their options are most of what building
+// the command line costs, and any other command would build them for
+// nothing.
 void add_sim(CLI::App &app, Options &o, SimXdpCli &c)
 {
 	c.sim = app.add_subcommand("sim", "ppsim software NICs: list, add, del, set, gen");
 	c.sim->require_subcommand(0, 1);
+	c.sim->preparse_callback([&o, &c](std::size_t) { add_sim_commands(o, c); });
+}
+
+void add_sim_commands(Options &o, SimXdpCli &c)
+{
 	c.sim_list = c.sim->add_subcommand("list", "ppsim devices, one per line");
 
 	c.sim_add = c.sim->add_subcommand("add", "create a device, or a pair wired back to back");
@@ -249,6 +262,11 @@ void add_xdp(CLI::App &app, Options &o, SimXdpCli &c)
 {
 	c.xdp = app.add_subcommand("xdp", "XDP programs on an interface: attach, detach, status");
 	c.xdp->require_subcommand(0, 1);
+	c.xdp->preparse_callback([&o, &c](std::size_t) { add_xdp_commands(o, c); });
+}
+
+void add_xdp_commands(Options &o, SimXdpCli &c)
+{
 	auto mode = [&c](CLI::App *cmd) {
 		cmd->add_option("--mode", c.mode, "native (in the driver, default) or generic")
 			->check(one_of("mode", {"native", "generic"}))
@@ -265,6 +283,94 @@ void add_xdp(CLI::App &app, Options &o, SimXdpCli &c)
 	mode(c.xdp_detach);
 	c.xdp_status = c.xdp->add_subcommand("status", "the programs attached, by mode");
 	add_ifname(c.xdp_status, o);
+}
+
+// The other commands' options, and where they land.
+struct MainCli {
+	CLI::App *list, *stats, *set, *mon, *hist, *top;
+	double interval = 0, top_iv = 1;
+	std::uint64_t count = 0, events = 0, frames = 0;
+	std::uint32_t ring = 0, batch = 0;
+	std::string since, sort = "alloc";
+	CLI::Option *iv = nullptr, *ring_opt = nullptr, *batch_opt = nullptr,
+		    *events_opt = nullptr, *since_opt = nullptr, *top_iv_opt = nullptr,
+		    *frames_opt = nullptr;
+};
+
+// Each command's options are added when it is on the command line, as
+// sim's are (add_sim()): --help and every other command build none of them.
+void add_main(CLI::App &app, Options &o, MainCli &m)
+{
+	m.list = app.add_subcommand("list", "pools, one per line");
+
+	m.stats = app.add_subcommand("stats", "counters and hit/recycle rates");
+	m.stats->preparse_callback([&o, &m](std::size_t) {
+		CLI::App *stats = m.stats;
+		stats->add_option("POOL_ID", o.ids, "pools to show (default: all)")
+			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
+		stats->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
+		m.iv = stats->add_option("-i,--interval", m.interval,
+					 "per-interval rates every SEC seconds, like vmstat")
+			       ->check(CLI::Range(0.01, 86400.0))
+			       ->type_name("SEC");
+		stats->add_option("-c,--count", m.count, "stop after N intervals")
+			->needs(m.iv)
+			->check(uint_check("count", 1, UINT32_MAX, ""))
+			->type_name("N");
+		stats->add_flag("-l,--long", o.long_form, "every counter of each pool");
+	});
+
+	m.set = app.add_subcommand("set", "change a pool's ring size or refill batch (root)");
+	m.set->preparse_callback([&o, &m](std::size_t) {
+		m.set->add_option("POOL_ID", o.pool, "the pool")
+			->required()
+			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
+		m.ring_opt = m.set->add_option("--ring-size", m.ring, "recycle ring entries")
+				     ->check(uint_check("ring size", PPKIT_RING_SIZE_MIN,
+							PPKIT_RING_SIZE_MAX, ""))
+				     ->type_name("N");
+		m.batch_opt = m.set->add_option("--refill-batch", m.batch, "pages per cache refill")
+				      ->check(uint_check("refill batch", PPKIT_REFILL_BATCH_MIN,
+							 PPKIT_REFILL_BATCH_MAX, ""))
+				      ->type_name("N");
+	});
+
+	m.mon = app.add_subcommand("monitor", "pool add/change/destroy events as they happen");
+	m.mon->preparse_callback([&m](std::size_t) {
+		m.events_opt = m.mon->add_option("-c,--count", m.events, "stop after N events")
+				       ->check(uint_check("count", 1, UINT32_MAX, ""))
+				       ->type_name("N");
+	});
+
+	auto socket = [&o](CLI::App *sub) {
+		sub->add_option("--socket", o.socket, "ppctld's API socket (default /run/ppctld.sock)")
+			->type_name("PATH");
+	};
+	m.hist = app.add_subcommand("history", "a pool's history, kept by ppctld");
+	m.hist->preparse_callback([&o, &m, socket](std::size_t) {
+		m.hist->add_option("POOL_ID", o.pool, "the pool")
+			->required()
+			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
+		m.since_opt = m.hist->add_option("--since", m.since,
+						 "this far back (default: all ppctld keeps)")
+				      ->check(duration_check("since"))
+				      ->type_name("DURATION");
+		socket(m.hist);
+	});
+	m.top = app.add_subcommand("top", "pools by allocation rate, refreshed like top (q quits)");
+	m.top->preparse_callback([&m, socket](std::size_t) {
+		m.top_iv_opt = m.top->add_option("-i,--interval", m.top_iv,
+						 "refresh every SEC seconds (default 1)")
+				       ->check(CLI::Range(0.1, 86400.0))
+				       ->type_name("SEC");
+		m.frames_opt = m.top->add_option("-n,--count", m.frames, "stop after N screens (batch use)")
+				       ->check(uint_check("count", 1, UINT32_MAX, ""))
+				       ->type_name("N");
+		m.top->add_option("--sort", m.sort, "alloc (default), hit, recycle, inflight or id")
+			->check(one_of("sort key", {"alloc", "hit", "recycle", "inflight", "id"}))
+			->type_name("KEY");
+		socket(m.top);
+	});
 }
 
 }  // namespace
@@ -361,68 +467,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.add_flag("-j,--json", o.json, "JSON output (one object per line when streaming)");
 	app.add_flag("-r,--raw", o.raw, "exact numbers, not 1.2M");
 
-	auto *list = app.add_subcommand("list", "pools, one per line");
-
-	auto *stats = app.add_subcommand("stats", "counters and hit/recycle rates");
-	stats->add_option("POOL_ID", o.ids, "pools to show (default: all)")
-		->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
-	stats->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
-	double interval = 0;
-	auto *iv = stats->add_option("-i,--interval", interval,
-				     "per-interval rates every SEC seconds, like vmstat")
-			   ->check(CLI::Range(0.01, 86400.0))
-			   ->type_name("SEC");
-	std::uint64_t count = 0;
-	stats->add_option("-c,--count", count, "stop after N intervals")
-		->needs(iv)
-		->check(uint_check("count", 1, UINT32_MAX, ""))
-		->type_name("N");
-	stats->add_flag("-l,--long", o.long_form, "every counter of each pool");
-
-	auto *set = app.add_subcommand("set", "change a pool's ring size or refill batch (root)");
-	set->add_option("POOL_ID", o.pool, "the pool")
-		->required()
-		->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
-	std::uint32_t ring = 0, batch = 0;
-	auto *ring_opt = set->add_option("--ring-size", ring, "recycle ring entries")
-				 ->check(uint_check("ring size", PPKIT_RING_SIZE_MIN,
-						    PPKIT_RING_SIZE_MAX, ""))
-				 ->type_name("N");
-	auto *batch_opt = set->add_option("--refill-batch", batch, "pages per cache refill")
-				  ->check(uint_check("refill batch", PPKIT_REFILL_BATCH_MIN,
-						     PPKIT_REFILL_BATCH_MAX, ""))
-				  ->type_name("N");
-
-	auto *mon = app.add_subcommand("monitor", "pool add/change/destroy events as they happen");
-	std::uint64_t events = 0;
-	auto *events_opt = mon->add_option("-c,--count", events, "stop after N events")
-				   ->check(uint_check("count", 1, UINT32_MAX, ""))
-				   ->type_name("N");
-
-	auto *hist = app.add_subcommand("history", "a pool's history, kept by ppctld");
-	hist->add_option("POOL_ID", o.pool, "the pool")
-		->required()
-		->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
-	std::string since;
-	auto *since_opt = hist->add_option("--since", since, "this far back (default: all ppctld keeps)")
-				  ->check(duration_check("since"))
-				  ->type_name("DURATION");
-	auto *top = app.add_subcommand("top", "pools by allocation rate, refreshed like top (q quits)");
-	double top_iv = 1;
-	auto *top_iv_opt = top->add_option("-i,--interval", top_iv, "refresh every SEC seconds (default 1)")
-				   ->check(CLI::Range(0.1, 86400.0))
-				   ->type_name("SEC");
-	std::uint64_t frames = 0;
-	auto *frames_opt = top->add_option("-n,--count", frames, "stop after N screens (batch use)")
-				   ->check(uint_check("count", 1, UINT32_MAX, ""))
-				   ->type_name("N");
-	std::string sort = "alloc";
-	top->add_option("--sort", sort, "alloc (default), hit, recycle, inflight or id")
-		->check(one_of("sort key", {"alloc", "hit", "recycle", "inflight", "id"}))
-		->type_name("KEY");
-	for (CLI::App *sub : {hist, top})
-		sub->add_option("--socket", o.socket, "ppctld's API socket (default /run/ppctld.sock)")
-			->type_name("PATH");
+	MainCli m;
+	add_main(app, o, m);
 
 	SimXdpCli sx;
 	add_sim(app, o, sx);
@@ -449,41 +495,42 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			return usage("sim and xdp commands take no --source");
 		return parse_sim_xdp(o, sx, usage);
 	}
-	if (list->parsed()) {
+	if (m.list->parsed()) {
 		o.command = Command::List;
-	} else if (stats->parsed()) {
+	} else if (m.stats->parsed()) {
 		o.command = Command::Stats;
-		if (iv->count())
-			o.interval = interval;
-		if (count)
-			o.count = count;
-	} else if (set->parsed()) {
+		if (m.iv->count())
+			o.interval = m.interval;
+		if (m.count)
+			o.count = m.count;
+	} else if (m.set->parsed()) {
 		o.command = Command::Set;
-		if (ring_opt->count())
-			o.ring_size = ring;
-		if (batch_opt->count())
-			o.refill_batch = batch;
-	} else if (hist->parsed()) {
+		if (m.ring_opt->count())
+			o.ring_size = m.ring;
+		if (m.batch_opt->count())
+			o.refill_batch = m.batch;
+	} else if (m.hist->parsed()) {
 		o.command = Command::History;
-		if (since_opt->count())
-			o.since = ppkit::parse_duration(since);
-		o.socket_given = hist->count("--socket") > 0;
-	} else if (top->parsed()) {
+		if (m.since_opt->count())
+			o.since = ppkit::parse_duration(m.since);
+		o.socket_given = m.hist->count("--socket") > 0;
+	} else if (m.top->parsed()) {
 		o.command = Command::Top;
-		if (top_iv_opt->count())
-			o.interval = top_iv;
-		if (frames_opt->count())
-			o.count = frames;
+		if (m.top_iv_opt->count())
+			o.interval = m.top_iv;
+		if (m.frames_opt->count())
+			o.count = m.frames;
+		const std::string &sort = m.sort;
 		o.sort = sort == "hit"	    ? TopSort::Hit
 			 : sort == "recycle"  ? TopSort::Recycle
 			 : sort == "inflight" ? TopSort::Inflight
 			 : sort == "id"	      ? TopSort::Id
 					      : TopSort::Alloc;
-		o.socket_given = top->count("--socket") > 0;
+		o.socket_given = m.top->count("--socket") > 0;
 	} else {
 		o.command = Command::Monitor;
-		if (events_opt->count())
-			o.count = events;
+		if (m.events_opt->count())
+			o.count = m.events;
 	}
 
 	if (o.command == Command::Set && !o.ring_size && !o.refill_batch)

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <ostream>
 
@@ -101,7 +102,11 @@ int cmd_list(const Options &o, std::ostream &out, std::ostream &err)
 	std::vector<ppkit::Pool> pools;
 	for (Client &c : connect(o.source, err)) {
 		auto v = c.pools();
-		pools.insert(pools.end(), v.begin(), v.end());
+		if (pools.empty())
+			pools = std::move(v);
+		else
+			pools.insert(pools.end(), std::make_move_iterator(v.begin()),
+				     std::make_move_iterator(v.end()));
 	}
 	if (o.json)
 		write_list_doc(out, pools);
@@ -125,11 +130,17 @@ int stats_once(const Options &o, std::vector<Client> &clients, const ppkit::Filt
 		sources.emplace_back(c.source(), has);
 		if (!has)
 			note_no_stats(err);
-		(has ? with : without).insert((has ? with : without).end(), v.begin(), v.end());
+		auto &to = has ? with : without;
+		if (to.empty())
+			to = std::move(v);
+		else
+			to.insert(to.end(), std::make_move_iterator(v.begin()),
+				  std::make_move_iterator(v.end()));
 	}
 	if (o.json) {
 		std::vector<ppkit::Sample> all = std::move(with);
-		all.insert(all.end(), without.begin(), without.end());
+		all.insert(all.end(), std::make_move_iterator(without.begin()),
+			   std::make_move_iterator(without.end()));
 		write_stats_doc(out, all, sources, now_ns());
 		return kExitOk;
 	}

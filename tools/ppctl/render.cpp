@@ -252,6 +252,18 @@ const PoolField kPoolFields[] = {
 	{"state", [](JsonWriter &w, const Pool &p) { w.value(p.state()); }},
 };
 
+// kPoolFields' keys, quoted once (ppkit::JsonKey).
+const std::vector<ppkit::JsonKey> &pool_field_keys()
+{
+	static const std::vector<ppkit::JsonKey> v = [] {
+		std::vector<ppkit::JsonKey> k;
+		for (const PoolField &f : kPoolFields)
+			k.emplace_back(f.key);
+		return k;
+	}();
+	return v;
+}
+
 // Members of an object, sorted by key.
 struct Member {
 	std::string_view key;
@@ -261,12 +273,14 @@ struct Member {
 // The pool's members and @more (sorted) in one object, in key order.
 void write_merged(JsonWriter &w, const Pool &p, const std::vector<Member> &more)
 {
+	const std::vector<ppkit::JsonKey> &keys = pool_field_keys();
 	w.begin_object();
 	auto m = more.begin();
-	for (const PoolField &f : kPoolFields) {
+	for (std::size_t i = 0; i < std::size(kPoolFields); i++) {
+		const PoolField &f = kPoolFields[i];
 		for (; m != more.end() && m->key < f.key; ++m)
 			m->write(w.key(m->key));
-		f.write(w.key(f.key), p);
+		f.write(w.key(keys[i]), p);
 	}
 	for (; m != more.end(); ++m)
 		m->write(w.key(m->key));
@@ -298,6 +312,18 @@ const std::vector<std::size_t> &gauge_order()
 	return v;
 }
 
+// Every counter's name as a key, quoted once, by counter.
+const ppkit::JsonKey &counter_key(Counter c)
+{
+	static const std::vector<ppkit::JsonKey> v = [] {
+		std::vector<ppkit::JsonKey> k;
+		for (std::size_t i = 0; i < ppkit::kCounterCount; i++)
+			k.emplace_back(name(static_cast<Counter>(i)));
+		return k;
+	}();
+	return v[static_cast<std::size_t>(c)];
+}
+
 // The counters of @order by name; one a source does not report is null,
 // and so is every counter of a window that was reset.  The fragment
 // counters are there only when the pool reports them.
@@ -310,7 +336,7 @@ void counter_object(JsonWriter &w, const S &s, const std::vector<std::size_t> &o
 		auto c = static_cast<Counter>(i);
 		if (ppkit::is_frag_counter(c) && !s.has(c))
 			continue;
-		w.key(name(c));
+		w.key(counter_key(c));
 		if (!null_all && s.has(c))
 			w.value(s.get(c));
 		else

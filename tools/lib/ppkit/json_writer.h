@@ -15,6 +15,20 @@
 
 namespace ppkit {
 
+// A member name that a document repeats (a pool's fields, the counters'
+// names), quoted and escaped once: JsonWriter::key() then appends it as it
+// is.  A thousand pools' statistics are 63,000 keys.
+class JsonKey {
+public:
+	explicit JsonKey(std::string_view name);
+	std::string_view name() const { return name_; }
+
+private:
+	friend class JsonWriter;
+	std::string name_;
+	std::string text_;	// ,"name":
+};
+
 class JsonWriter {
 public:
 	// Appends to @out, which must outlive the writer.
@@ -26,6 +40,7 @@ public:
 	JsonWriter &end_array();
 	// The next member's name (inside an object).
 	JsonWriter &key(std::string_view k);
+	JsonWriter &key(const JsonKey &k);
 
 	JsonWriter &value(std::string_view s);
 	JsonWriter &value(const char *s) { return value(std::string_view(s)); }
@@ -52,6 +67,11 @@ public:
 	{
 		return key(k).value(v);
 	}
+	template <typename T>
+	JsonWriter &member(const JsonKey &k, const T &v)
+	{
+		return key(k).value(v);
+	}
 	// A string member, null when empty.
 	JsonWriter &member_or_null(std::string_view k, std::string_view s)
 	{
@@ -63,6 +83,8 @@ public:
 	bool done() const { return depth_.empty() && wrote_; }
 
 private:
+	// Checks that a key may come now; true when a ',' must precede it.
+	bool begin_key();
 	void separate();
 	void open(bool object, char c);
 	void close(bool object, char c);
