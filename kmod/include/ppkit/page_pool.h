@@ -18,6 +18,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/preempt.h>
 #include <linux/overflow.h>
+#include <linux/cache.h>
 #include <uapi/linux/ppkit.h>
 
 struct ppb_pool;
@@ -106,8 +107,13 @@ struct ppb_cache {
 	u32 seg_fresh;		/* the rest came from the allocator, not the ring */
 	u32 fill;		/* pages laid down by the refill under way */
 	u32 fill_new;		/* of which fresh from the allocator */
-	u8 put_checks;		/* PPB_PC_*: read by every return */
 	struct page *pages[PPB_CACHE_SIZE];
+	/*
+	 * PPB_PC_*: read by every return, from any CPU, and written only by
+	 * ppb_update_nid() and destroy: in a line of its own, not in the one
+	 * the allocating CPU writes at each operation.
+	 */
+	u8 put_checks ____cacheline_aligned_in_smp;
 };
 
 #define PPB_TOP_PUSH		BIT_ULL(16)
