@@ -182,7 +182,7 @@ static inline void ppb_padd(struct ppb_pool *pool, enum ppb_pctr c, u64 n)
 
 /*
  * Entries of the last refill still in the cache.  The stored mark is
- * lowered lazily: pops leave it alone, the next push (ppb_cache_push)
+ * lowered lazily: pops leave it alone, the next push (ppb_cache_push_slow)
  * settles it, so between two pushes the running minimum is the count.
  */
 static inline u32 ppb_top_seg(u64 top)
