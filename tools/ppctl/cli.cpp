@@ -287,7 +287,7 @@ void add_xdp_commands(Options &o, SimXdpCli &c)
 
 // The other commands' options, and where they land.
 struct MainCli {
-	CLI::App *list, *stats, *set, *mon, *hist, *top;
+	CLI::App *list, *stats, *set, *holders, *mon, *hist, *top;
 	double interval = 0, top_iv = 1;
 	std::uint64_t count = 0, events = 0, frames = 0;
 	std::uint32_t ring = 0, batch = 0;
@@ -333,6 +333,15 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 				      ->check(uint_check("refill batch", PPKIT_REFILL_BATCH_MIN,
 							 PPKIT_REFILL_BATCH_MAX, ""))
 				      ->type_name("N");
+	});
+
+	m.holders = app.add_subcommand("holders",
+				       "who holds each pool's pages: driver, stack, which sockets (root)");
+	m.holders->preparse_callback([&o, &m](std::size_t) {
+		m.holders->add_option("POOL_ID", o.ids, "pools to ask about (default: all)")
+			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
+		m.holders->add_option("-d,--dev", o.dev, "only pools of this interface")
+			->type_name("IFNAME");
 	});
 
 	m.mon = app.add_subcommand("monitor", "pool add/change/destroy events as they happen");
@@ -489,7 +498,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		return Parsed{std::nullopt, kExitUsage};
 	};
 	if (app.get_subcommands().empty())
-		return usage("a command is required: list, stats, set, monitor, history, top, sim or xdp");
+		return usage("a command is required: list, stats, set, holders, monitor, history, top, sim or xdp");
 	if (sx.sim->parsed() || sx.xdp->parsed()) {
 		if (source_opt->count())
 			return usage("sim and xdp commands take no --source");
@@ -509,6 +518,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.ring_size = m.ring;
 		if (m.batch_opt->count())
 			o.refill_batch = m.batch;
+	} else if (m.holders->parsed()) {
+		o.command = Command::Holders;
 	} else if (m.hist->parsed()) {
 		o.command = Command::History;
 		if (m.since_opt->count())
@@ -537,6 +548,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		return usage("set: give --ring-size N and/or --refill-batch N");
 	if (o.command == Command::History && o.source == SourceSel::All)
 		return usage("history: pool ids are per source: give --source ppkit or --source netdev");
+	if (o.command == Command::Holders && o.source != SourceSel::Ppkit)
+		return usage("holders: only ppkit pools say who holds their pages (drop --source)");
 	if (o.command == Command::Set && o.source != SourceSel::Ppkit)
 		return usage("set: only ppkit pools can be changed (drop --source)");
 	if (o.command == Command::Stats && !o.ids.empty() && o.source == SourceSel::All)
@@ -558,6 +571,8 @@ int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
 			return cmd_stats(o, out, err);
 		case Command::Set:
 			return cmd_set(o, out, err);
+		case Command::Holders:
+			return cmd_holders(o, out, err);
 		case Command::Monitor:
 			return cmd_monitor(o, out, err);
 		case Command::History:

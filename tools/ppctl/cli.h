@@ -26,6 +26,7 @@ enum class Command {
 	List,
 	Stats,
 	Set,
+	Holders,
 	Monitor,
 	History,
 	Top,
