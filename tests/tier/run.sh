@@ -17,7 +17,7 @@
 #   beside the host steps and the drivers), the board tarballs,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, as
 #   two guests side by side: extra-kernel, the race tests and ppsim's
-#   paths, and extra-rest, ppctld, the lab's own checks and the stress
+#   paths, and extra-rest, ppctld, Prometheus, the lab's own checks and the stress
 #   suite; the board tarballs beside them) and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
 #   on it (the selftest, the race tests, unload, the detectors' canary).
