@@ -102,7 +102,7 @@ _ppctl()
 	-s | --source)
 		_ppctl_reply -W 'ppkit netdev all'; return ;;
 	--sort)
-		_ppctl_reply -W 'alloc hit recycle inflight id'; return ;;
+		_ppctl_reply -W 'served hit recycle inflight id'; return ;;
 	-d | --dev)
 		_ppctl_reply -W "$(_ppctl_ifnames)"; return ;;
 	--pool)

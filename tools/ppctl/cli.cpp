@@ -45,12 +45,15 @@ std::string alternatives(const std::vector<std::string> &names)
 	return s;
 }
 
-// One of @names, with a message that lists them.
-CLI::Validator one_of(const char *what, std::vector<std::string> names)
+// One of @names, with a message that lists them; @deprecated names are
+// accepted but not listed.
+CLI::Validator one_of(const char *what, std::vector<std::string> names,
+		      std::vector<std::string> deprecated = {})
 {
 	return CLI::Validator(
 		[=](std::string &s) -> std::string {
-			if (std::find(names.begin(), names.end(), s) != names.end())
+			if (std::find(names.begin(), names.end(), s) != names.end() ||
+			    std::find(deprecated.begin(), deprecated.end(), s) != deprecated.end())
 				return {};
 			return "bad " + std::string(what) + " '" + s + "': expected " +
 			       alternatives(names);
@@ -291,7 +294,7 @@ struct MainCli {
 	double interval = 0, top_iv = 1;
 	std::uint64_t count = 0, events = 0, frames = 0;
 	std::uint32_t ring = 0, batch = 0;
-	std::string since, sort = "alloc";
+	std::string since, sort = "served";
 	CLI::Option *iv = nullptr, *ring_opt = nullptr, *batch_opt = nullptr,
 		    *events_opt = nullptr, *since_opt = nullptr, *top_iv_opt = nullptr,
 		    *frames_opt = nullptr;
@@ -366,8 +369,11 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 		m.frames_opt = m.top->add_option("-n,--count", m.frames, "stop after N screens (batch use)")
 				       ->check(uint_check("count", 1, UINT32_MAX, ""))
 				       ->type_name("N");
-		m.top->add_option("--sort", m.sort, "alloc (default), hit, recycle, inflight or id")
-			->check(one_of("sort key", {"alloc", "hit", "recycle", "inflight", "id"}))
+		// "alloc": the old name of "served", deprecated (it never meant
+		// pages from the page allocator).
+		m.top->add_option("--sort", m.sort, "served (default), hit, recycle, inflight or id")
+			->check(one_of("sort key", {"served", "hit", "recycle", "inflight", "id"},
+					{"alloc"}))
 			->type_name("KEY");
 		socket(m.top);
 	});
@@ -525,7 +531,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			 : sort == "recycle"  ? TopSort::Recycle
 			 : sort == "inflight" ? TopSort::Inflight
 			 : sort == "id"	      ? TopSort::Id
-					      : TopSort::Alloc;
+					      : TopSort::Served;	// "served", or "alloc"
 		o.socket_given = m.top->count("--socket") > 0;
 	} else {
 		o.command = Command::Monitor;

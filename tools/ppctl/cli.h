@@ -60,7 +60,7 @@ struct Options {
 	std::string socket = std::string(ppkit::kDaemonSocket);
 	bool socket_given = false;
 	std::optional<double> since;	// history: seconds back
-	TopSort sort = TopSort::Alloc;
+	TopSort sort = TopSort::Served;
 	// sim and xdp: the interface, by name in our network namespace
 	std::string ifname;
 	ppkit::SimNewDevice sim_new;	// sim add
