@@ -3,6 +3,7 @@
 // Documentation/ppctl.rst: these tests pin its field names).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -255,9 +256,46 @@ TEST_CASE("JSON: interval, event and set documents", "[render][json]")
 	CHECK(ev["pool"]["id"] == 9);
 	CHECK(ev.dump().find('\n') == std::string::npos);	// one object per line
 
+	json lost = lost_doc(Source::Netdev, 77);
+	CHECK(keys(lost) == std::set<std::string>{"command", "event", "source", "time_ns", "version"});
+	CHECK(lost["command"] == "monitor");
+	CHECK(lost["event"] == "lost");
+	CHECK(lost["source"] == "netdev");
+	CHECK(lost["time_ns"] == 77);
+
 	json st = set_doc(pool(2));
 	CHECK(st["command"] == "set");
 	CHECK(st["pool"]["ring_size"] == 1024);
+}
+
+TEST_CASE("monitor: lost events are a JSON record on stdout", "[render][json]")
+{
+	Event a, b;
+	a.kind = Event::Kind::Add;
+	a.pool = pool(1);
+	b.kind = Event::Kind::Del;
+	b.pool = pool(2);
+	RenderOptions ro;
+	// --json: the events, then the "lost" record, one object per line.
+	std::string j = monitor_output({a, b}, 10, true, Source::Ppkit, true, ro, 5);
+	std::istringstream in(j);
+	std::vector<json> docs;
+	for (std::string l; std::getline(in, l);)
+		docs.push_back(json::parse(l));
+	REQUIRE(docs.size() == 3);
+	CHECK(docs[0]["event"] == "add");
+	CHECK(docs[1]["event"] == "del");
+	CHECK(docs[2] == lost_doc(Source::Ppkit, 5));
+	// Nothing lost: no record; --count's limit cuts events, not the record.
+	CHECK(monitor_output({a, b}, 10, false, Source::Ppkit, true, ro, 5).find("lost") ==
+	      std::string::npos);
+	std::string cut = monitor_output({a, b}, 1, true, Source::Ppkit, true, ro, 5);
+	CHECK(std::count(cut.begin(), cut.end(), '\n') == 2);
+	CHECK_THAT(cut, Catch::Contains("\"event\":\"lost\""));
+	// Tables: the note goes to stderr (cmd_monitor), stdout has the lines.
+	std::string t = monitor_output({a, b}, 10, true, Source::Ppkit, false, ro, 5);
+	CHECK(std::count(t.begin(), t.end(), '\n') == 2);
+	CHECK(t.find("lost") == std::string::npos);
 }
 
 TEST_CASE("JSON: documents are written as one line, pool by pool", "[render][json]")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -270,12 +271,12 @@ int cmd_monitor(const Options &o, std::ostream &out, std::ostream &err)
 			if (!(fds[i].revents & POLLIN))
 				continue;
 			bool lost = false;
-			for (const auto &e : mons[i].read(&lost)) {
-				if (o.count && seen >= *o.count)
-					break;
-				out << (o.json ? event_doc(e).dump() + "\n" : event_line(e, ro));
-				seen++;
-			}
+			auto events = mons[i].read(&lost);
+			std::size_t max = o.count ? static_cast<std::size_t>(*o.count - seen)
+						  : events.size();
+			out << monitor_output(events, max, lost, mons[i].source(), o.json, ro,
+					      now_ns());
+			seen += std::min(max, events.size());
 			out.flush();
 			if (lost)
 				err << "ppctl: the kernel dropped events (socket overrun): "

@@ -531,6 +531,29 @@ json event_doc(const ppkit::Event &e)
 		{"pool", pool_json(e.pool)}};
 }
 
+json lost_doc(ppkit::Source source, std::uint64_t time_ns)
+{
+	return {{"version", kJsonVersion},
+		{"command", "monitor"},
+		{"event", "lost"},
+		{"time_ns", time_ns},
+		{"source", to_string(source)}};
+}
+
+std::string monitor_output(const std::vector<ppkit::Event> &events, std::size_t max, bool lost,
+			   ppkit::Source source, bool json, const RenderOptions &o,
+			   std::uint64_t time_ns)
+{
+	std::string s;
+	for (std::size_t i = 0; i < events.size() && i < max; i++)
+		s += json ? event_doc(events[i]).dump() + "\n" : event_line(events[i], o);
+	// A program reading the stream learns of the gap in order, on stdout;
+	// people get the note on stderr (cmd_monitor()).
+	if (lost && json)
+		s += lost_doc(source, time_ns).dump() + "\n";
+	return s;
+}
+
 json set_doc(const ppkit::Pool &p)
 {
 	return {{"version", kJsonVersion}, {"command", "set"}, {"pool", pool_json(p)}};
