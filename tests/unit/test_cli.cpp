@@ -3,9 +3,15 @@
 // message, nothing asked of the kernel).
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <sstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "commands.h"
+#include "format.h"
 
 using namespace ppctl;
 
@@ -144,6 +150,33 @@ TEST_CASE("other usage errors", "[cli]")
 	refused({"list", "--bogus"}, "--bogus");
 	refused({"--source", "bsd", "list"}, "bsd");
 	refused({"-s", "all", "stats", "3"}, "pool ids are per source");
+}
+
+TEST_CASE("piped output: every column, exact numbers unless --human", "[cli]")
+{
+	auto layout = [](std::vector<const char *> args) {
+		auto r = parse_args(args);
+		REQUIRE(r.parsed.options);
+		// stdout on /dev/null, a descriptor that is no terminal.
+		fflush(stdout);
+		int saved = dup(STDOUT_FILENO);
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		REQUIRE(saved >= 0);
+		REQUIRE(null >= 0);
+		dup2(null, STDOUT_FILENO);
+		RenderOptions ro = render_options(*r.parsed.options, false);
+		dup2(saved, STDOUT_FILENO);
+		close(null);
+		close(saved);
+		return ro;
+	};
+	RenderOptions plain = layout({"list"});
+	CHECK(plain.raw);
+	CHECK(plain.width == kNoWidthLimit);
+	CHECK_FALSE(layout({"--human", "list"}).raw);
+	CHECK(layout({"-r", "list"}).raw);
+	CHECK(layout({"--human", "stats"}).width == kNoWidthLimit);
+	refused({"-r", "--human", "list"}, "--raw and --human exclude each other");
 }
 
 TEST_CASE("help fits a screen and exits 0", "[cli]")

@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <sstream>
 
+#include "format.h"
 #include "render.h"
 #include "text.h"
 
@@ -89,6 +91,9 @@ TEST_CASE("ppctl list: one aligned line per pool", "[render]")
 		CHECK_THAT(x, Catch::StartsWith(" 1") || Catch::StartsWith(" 2") ||
 				      Catch::StartsWith("ID"));
 	}
+	// Piped (no width limit): every column, however many.
+	CHECK(lines(pools_table(pools, {true, kNoWidthLimit, false}))[0] ==
+	      "ID  OWNER       DEV   QUEUE  NAPI   NODE  ORDER  RING  INFLIGHT  STATE");
 }
 
 TEST_CASE("ppctl stats: counters and cumulative rates", "[render]")
@@ -104,6 +109,17 @@ TEST_CASE("ppctl stats: counters and cumulative rates", "[render]")
 		CHECK(x.size() <= 80);
 	}
 	CHECK_THAT(stats_table({busy(1)}, {false, 60, false}), Catch::Contains("RECYCLE"));
+	// Piped: no column left out, exact numbers (layout_for()).
+	{
+		Layout piped = layout_for(false, 0, false, false);
+		auto p = lines(stats_table({busy(1)}, {piped.raw, piped.width, false}));
+		std::istringstream h(p[0]);
+		std::vector<std::string> titles{std::istream_iterator<std::string>(h), {}};
+		CHECK(titles == std::vector<std::string>{"ID", "DEV", "Q", "SERVED", "HIT", "RECYCLE",
+							 "ALLOCATED", "RELEASED", "ORPHANED", "LENT",
+							 "INFLIGHT", "CACHE", "RING", "STATE"});
+		CHECK_THAT(p[1], Catch::Contains("10000") && !Catch::Contains("10K"));
+	}
 
 	Sample bare;	// a pool whose family has no page counters
 	bare.pool = pool(3);

@@ -360,7 +360,7 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 				      ->type_name("DURATION");
 		socket(m.hist);
 	});
-	m.top = app.add_subcommand("top", "pools by allocation rate, refreshed like top (q quits)");
+	m.top = app.add_subcommand("top", "pools by pages served, refreshed like top (q quits)");
 	m.top->preparse_callback([&m, socket](std::size_t) {
 		m.top_iv_opt = m.top->add_option("-i,--interval", m.top_iv,
 						 "refresh every SEC seconds (default 1)")
@@ -463,15 +463,15 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.set_version_flag("--version", PPKIT_VERSION);
 	app.fallthrough();
 	app.get_formatter()->column_width(30);
-	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error.\n"
-		   "See Documentation/ppctl.rst (JSON schema, every field).");
+	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error.  See ppctl(8).");
 
 	std::string source = "ppkit";
 	auto *source_opt = app.add_option("-s,--source", source, "ppkit (default), netdev (upstream, Linux >= 6.8), all")
-		->check(CLI::IsMember({"ppkit", "netdev", "all"}))
+		->check(one_of("source", {"ppkit", "netdev", "all"}))
 		->type_name("SRC");
 	app.add_flag("-j,--json", o.json, "JSON output (one object per line when streaming)");
-	app.add_flag("-r,--raw", o.raw, "exact numbers, not 1.2M");
+	app.add_flag("-r,--raw", o.raw, "exact numbers, not 1.2M (the default when piped)");
+	app.add_flag("--human", o.human, "1.2M even when piped");
 
 	MainCli m;
 	add_main(app, o, m);
@@ -494,6 +494,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		err << "ppctl: " << msg << "\nRun with --help for more information.\n";
 		return Parsed{std::nullopt, kExitUsage};
 	};
+	if (o.raw && o.human)
+		return usage("--raw and --human exclude each other");
 	if (app.get_subcommands().empty())
 		return usage("a command is required: list, stats, set, monitor, history, top, sim or xdp");
 	if (sx.sim->parsed() || sx.xdp->parsed()) {

@@ -46,6 +46,7 @@ struct Options {
 	SourceSel source = SourceSel::Ppkit;
 	bool json = false;
 	bool raw = false;
+	bool human = false;	// humanised numbers even when stdout is no terminal
 	// stats
 	std::vector<std::uint32_t> ids;
 	std::string dev;

@@ -39,7 +39,7 @@ std::uint64_t now_ns()
 
 RenderOptions render_options(const Options &o)
 {
-	return {o.raw, terminal_width(STDOUT_FILENO), o.source == SourceSel::All};
+	return render_options(o, o.source == SourceSel::All);
 }
 
 // Clients or monitors of the families to ask.  With --source all, a
@@ -89,6 +89,12 @@ void note_no_stats(std::ostream &err)
 }
 
 }  // namespace
+
+RenderOptions render_options(const Options &o, bool show_source)
+{
+	Layout l = layout_of(STDOUT_FILENO, o.raw, o.human);
+	return {l.raw, l.width, show_source};
+}
 
 std::uint32_t ifindex_of(const std::string &name)
 {

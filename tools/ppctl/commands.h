@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli.h"
+#include "render.h"
 
 namespace ppctl {
 
@@ -28,6 +29,10 @@ int cmd_top(const Options &o, std::ostream &out, std::ostream &err);
 // commands_sim.cpp: ppsim devices and XDP programs.
 int cmd_sim(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_xdp(const Options &o, std::ostream &out, std::ostream &err);
+
+// How to print for @o on stdout (layout_of()); @show_source: say which
+// family each pool is from.
+RenderOptions render_options(const Options &o, bool show_source);
 
 // The ifindex of interface @name in our network namespace; UsageError if
 // there is none.

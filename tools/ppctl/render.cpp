@@ -132,8 +132,11 @@ std::string stats_long(const std::vector<ppkit::Sample> &samples, const RenderOp
 			vw = std::max(vw, v.size());
 		}
 		const std::size_t pair = 2 + nw + 1 + vw;
+		// Piped (no width limit), wrap as an 80-column terminal would: the
+		// pairs are all there either way, and a line per pool is no table.
+		const int width = o.width >= kNoWidthLimit ? 80 : o.width;
 		const std::size_t per_line =
-			std::max<std::size_t>(1, static_cast<std::size_t>(std::max(o.width, 1)) /
+			std::max<std::size_t>(1, static_cast<std::size_t>(std::max(width, 1)) /
 							 (pair + 2));
 		// Column-major, like ls: read down, then across.
 		const std::size_t lines = (kv.size() + per_line - 1) / per_line;
