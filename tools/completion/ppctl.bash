@@ -71,7 +71,7 @@ _ppctl()
 	local prev=''
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local ppctl=${COMP_WORDS[0]}
-	local global='-h --help --version -s --source -j --json -r --raw --human'
+	local global='-h --help --version -s --source -j --json -p --pretty -r --raw --human'
 	local cmd='' sub='' subsub='' source='' npos=0 i w
 	COMPREPLY=()
 
@@ -141,7 +141,7 @@ _ppctl()
 	if [[ $cur == -* ]]; then
 		local opts=$global
 		# --source belongs to the pool commands: sim and xdp refuse it.
-		[[ $cmd == sim || $cmd == xdp ]] && opts='-h --help -j --json -r --raw --human'
+		[[ $cmd == sim || $cmd == xdp ]] && opts='-h --help -j --json -p --pretty -r --raw --human'
 		case "$cmd/$sub/$subsub" in
 		stats/*) opts+=' -d --dev -i --interval -c --count -l --long' ;;
 		set/*) opts+=' --ring-size --refill-batch' ;;

@@ -14,6 +14,7 @@
 #include <linux/ppkit.h>
 
 #include "commands.h"
+#include "json_out.h"
 #include "ppkit/error.h"
 
 namespace ppctl {
@@ -379,6 +380,32 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 	});
 }
 
+// Whether the command line asks for JSON (-j, --json, -p, --pretty, or a
+// cluster of flags such as -jp), and if so whether pretty: how to report a
+// command line CLI11 could not parse.  Only flags that take no value may be
+// clustered, so a cluster is -j, -p and -r.
+std::optional<bool> json_asked(int argc, const char *const *argv)
+{
+	bool json = false, pretty = false;
+	for (int i = 1; i < argc; i++) {
+		std::string_view a = argv[i];
+		if (a == "--")
+			break;
+		if (a == "--json") {
+			json = true;
+		} else if (a == "--pretty") {
+			pretty = true;
+		} else if (a.size() > 1 && a[0] == '-' && a[1] != '-' &&
+			   a.find_first_not_of("jpr", 1) == std::string_view::npos) {
+			json |= a.find('j') != std::string_view::npos;
+			pretty |= a.find('p') != std::string_view::npos;
+		}
+	}
+	if (!json && !pretty)
+		return std::nullopt;
+	return pretty;
+}
+
 }  // namespace
 
 namespace {
@@ -470,6 +497,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		->check(one_of("source", {"ppkit", "netdev", "all"}))
 		->type_name("SRC");
 	app.add_flag("-j,--json", o.json, "JSON output (one object per line when streaming)");
+	app.add_flag("-p,--pretty", o.pretty, "indented JSON (implies --json)");
 	app.add_flag("-r,--raw", o.raw, "exact numbers, not 1.2M (the default when piped)");
 	app.add_flag("--human", o.human, "1.2M even when piped");
 
@@ -483,15 +511,27 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
+		// --help and --version are "errors" of exit code 0.
+		if (e.get_exit_code() != 0) {
+			if (auto j = json_asked(argc, argv)) {
+				out << error_doc(e.what(), 0, {}, *j);
+				return {std::nullopt, kExitUsage};
+			}
+		}
 		int code = app.exit(e, out, err);
 		return {std::nullopt, code == 0 ? kExitOk : kExitUsage};
 	}
+	if (o.pretty)
+		o.json = true;
 
 	o.source = source == "netdev" ? SourceSel::Netdev
 		 : source == "all"    ? SourceSel::All
 				      : SourceSel::Ppkit;
 	auto usage = [&](const std::string &msg) {
-		err << "ppctl: " << msg << "\nRun with --help for more information.\n";
+		if (o.json)
+			out << error_doc(msg, 0, {}, o.pretty);
+		else
+			err << "ppctl: " << msg << "\nRun with --help for more information.\n";
 		return Parsed{std::nullopt, kExitUsage};
 	};
 	if (o.raw && o.human)
@@ -552,12 +592,27 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	return {o, kExitOk};
 }
 
-int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
+namespace {
+
+// An error, and the exit status for it: under --json a document on stdout
+// (error_doc(), as bpftool does), else "ppctl: MESSAGE" on stderr.
+int report(const Options &o, std::ostream &out, std::ostream &err, const std::string &message,
+	   int sys_errno, const std::string &extack, int exit)
 {
-	Parsed p = parse(argc, argv, out, err);
-	if (!p.options)
-		return p.exit;
-	const Options &o = *p.options;
+	out.flush();
+	if (o.json) {
+		// A document left half written ends its line first (-p's buffer).
+		if (auto *pb = dynamic_cast<PrettyJsonBuf *>(out.rdbuf()))
+			pb->finish();
+		out << error_doc(message, sys_errno, extack, false) << std::flush;
+	} else {
+		err << "ppctl: " << message << "\n";
+	}
+	return exit;
+}
+
+int run_command(const Options &o, std::ostream &out, std::ostream &err)
+{
 	try {
 		switch (o.command) {
 		case Command::List:
@@ -585,18 +640,30 @@ int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
 			return cmd_xdp(o, out, err);
 		}
 	} catch (const UsageError &e) {
-		err << "ppctl: " << e.what() << "\n";
-		return kExitUsage;
+		return report(o, out, err, e.what(), 0, {}, kExitUsage);
 	} catch (const ppkit::Error &e) {
-		out.flush();
-		err << "ppctl: " << e.what() << "\n";
-		return kExitKernel;
+		return report(o, out, err, e.what(), e.sys_errno(), e.extack(), kExitKernel);
 	} catch (const std::exception &e) {
-		out.flush();
-		err << "ppctl: " << e.what() << "\n";
-		return kExitKernel;
+		return report(o, out, err, e.what(), 0, {}, kExitKernel);
 	}
 	return kExitOk;
+}
+
+}  // namespace
+
+int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
+{
+	Parsed p = parse(argc, argv, out, err);
+	if (!p.options)
+		return p.exit;
+	if (!p.options->pretty)
+		return run_command(*p.options, out, err);
+	// -p: each document re-indented on its way out, errors included.
+	PrettyJsonBuf buf(out);
+	std::ostream pretty(&buf);
+	int rc = run_command(*p.options, pretty, err);
+	buf.finish();
+	return rc;
 }
 
 }  // namespace ppctl

@@ -45,6 +45,7 @@ struct Options {
 	Command command = Command::List;
 	SourceSel source = SourceSel::Ppkit;
 	bool json = false;
+	bool pretty = false;	// -p: indented JSON (implies json)
 	bool raw = false;
 	bool human = false;	// humanised numbers even when stdout is no terminal
 	// stats
