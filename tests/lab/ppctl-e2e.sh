@@ -65,8 +65,10 @@ check "list without the module exits 2" test "$(rc nomod)" = 2
 check "and says how to load it" has nomod.err \
 	"pp_backport is not loaded: modprobe pp_backport (or insmod kmod/pool/pp_backport.ko)"
 run nomod_stats --json stats
-check "stats --json without the module exits 2, nothing on stdout" \
-	test "$(rc nomod_stats)" = 2 -a ! -s "$T/nomod_stats.out"
+check "stats --json without the module exits 2, the error as JSON on stdout" \
+	test "$(rc nomod_stats)" = 2 -a ! -s "$T/nomod_stats.err" -a \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"][:25])' \
+		"$T/nomod_stats.out")" = "pp_backport is not loaded"
 
 insmod "$BP" || { bad "insmod pp_backport"; finish; }
 insmod "$GEN" pools=$POOLS inflight=$INFLIGHT churn=$CHURN || { bad "insmod pp_poolgen"; finish; }

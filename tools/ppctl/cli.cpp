@@ -296,6 +296,8 @@ struct MainCli {
 	std::uint64_t count = 0, events = 0, frames = 0;
 	std::uint32_t ring = 0, batch = 0;
 	std::string since, sort = "served";
+	std::string pool_sort = "id", state, group_by = "pool";
+	CLI::Option *owner_opt = nullptr, *long_opt = nullptr;
 	CLI::Option *iv = nullptr, *ring_opt = nullptr, *batch_opt = nullptr,
 		    *events_opt = nullptr, *since_opt = nullptr, *top_iv_opt = nullptr,
 		    *frames_opt = nullptr;
@@ -303,16 +305,38 @@ struct MainCli {
 
 // Each command's options are added when it is on the command line, as
 // sim's are (add_sim()): --help and every other command build none of them.
+// list's and stats' filters and --sort (@keys: the sort keys it takes).
+void add_selection(CLI::App *cmd, Options &o, MainCli &m, std::vector<std::string> keys)
+{
+	cmd->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
+	m.owner_opt = cmd->add_option_function<std::string>(
+				 "--owner", [&o](const std::string &v) { o.filter.owner = v; },
+				 "only pools of this driver or module")
+			       ->type_name("NAME");
+	cmd->add_option("--state", m.state, "only live (attached) or detached (zombie) pools")
+		->check(one_of("state", {"live", "detached"}, {"attached", "zombie"}))
+		->type_name("STATE");
+	std::string help = "order by " + alternatives(keys) + " (default id)";
+	cmd->add_option("--sort", m.pool_sort, help)->check(one_of("sort key", keys))->type_name("KEY");
+}
+
 void add_main(CLI::App &app, Options &o, MainCli &m)
 {
 	m.list = app.add_subcommand("list", "pools, one per line");
+	m.list->preparse_callback([&o, &m](std::size_t) {
+		add_selection(m.list, o, m, {"id", "dev", "owner", "state", "inflight"});
+	});
 
 	m.stats = app.add_subcommand("stats", "counters and hit/recycle rates");
 	m.stats->preparse_callback([&o, &m](std::size_t) {
 		CLI::App *stats = m.stats;
 		stats->add_option("POOL_ID", o.ids, "pools to show (default: all)")
 			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
-		stats->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
+		add_selection(stats, o, m,
+			      {"id", "dev", "owner", "state", "inflight", "served", "hit", "recycle"});
+		stats->add_option("-g,--group-by", m.group_by, "pool (default) or device: sum each device's pools")
+			->check(one_of("group", {"pool", "device"}))
+			->type_name("WHAT");
 		m.iv = stats->add_option("-i,--interval", m.interval,
 					 "per-interval rates every SEC seconds, like vmstat")
 			       ->check(CLI::Range(0.01, 86400.0))
@@ -321,7 +345,7 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 			->needs(m.iv)
 			->check(uint_check("count", 1, UINT32_MAX, ""))
 			->type_name("N");
-		stats->add_flag("-l,--long", o.long_form, "every counter of each pool");
+		m.long_opt = stats->add_flag("-l,--long", o.long_form, "every counter of each pool");
 	});
 
 	m.set = app.add_subcommand("set", "change a pool's ring size or refill batch (root)");
@@ -378,6 +402,16 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 			->type_name("KEY");
 		socket(m.top);
 	});
+}
+
+// Why @name cannot name a network namespace of /run/netns, if it cannot.
+std::optional<std::string> netns_name_error(const std::string &name)
+{
+	if (name == "." || name == ".." || name.find('/') != std::string::npos ||
+	    name.find('\0') != std::string::npos)
+		return "bad network namespace name '" + name + "': a name in /run/netns " +
+		       "(see ip netns list)";
+	return std::nullopt;
 }
 
 // Whether the command line asks for JSON (-j, --json, -p, --pretty, or a
@@ -498,6 +532,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		->type_name("SRC");
 	app.add_flag("-j,--json", o.json, "JSON output (one object per line when streaming)");
 	app.add_flag("-p,--pretty", o.pretty, "indented JSON (implies --json)");
+	app.add_option("-n,--netns", o.netns, "run in network namespace NAME (/run/netns, as ip -n)")
+		->type_name("NAME");
 	app.add_flag("-r,--raw", o.raw, "exact numbers, not 1.2M (the default when piped)");
 	app.add_flag("--human", o.human, "1.2M even when piped");
 
@@ -538,10 +574,18 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		return usage("--raw and --human exclude each other");
 	if (app.get_subcommands().empty())
 		return usage("a command is required: list, stats, set, monitor, history, top, sim or xdp");
+	if (!o.netns.empty())
+		if (auto why = netns_name_error(o.netns))
+			return usage(*why);
 	if (sx.sim->parsed() || sx.xdp->parsed()) {
 		if (source_opt->count())
 			return usage("sim and xdp commands take no --source");
 		return parse_sim_xdp(o, sx, usage);
+	}
+	if (m.list->parsed() || m.stats->parsed()) {
+		o.pool_sort = *sort_key_by_name(m.pool_sort);
+		if (!m.state.empty())
+			o.filter.detached = m.state == "detached" || m.state == "zombie";
 	}
 	if (m.list->parsed()) {
 		o.command = Command::List;
@@ -551,6 +595,15 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.interval = m.interval;
 		if (m.count)
 			o.count = m.count;
+		o.group_by_device = m.group_by == "device";
+		if (o.group_by_device && (o.interval || o.long_form))
+			return usage("stats --group-by device sums cumulative counters: it takes no "
+				     "--interval or --long");
+		if (o.group_by_device &&
+		    (o.pool_sort == SortKey::Owner || o.pool_sort == SortKey::State))
+			return usage("stats --group-by device: a device has no single " +
+				     std::string(to_string(o.pool_sort)) +
+				     ": sort by dev, inflight, served, hit or recycle");
 	} else if (m.set->parsed()) {
 		o.command = Command::Set;
 		if (m.ring_opt->count())
@@ -581,6 +634,24 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.count = m.events;
 	}
 
+	if (!o.netns.empty()) {
+		// ppkit's family answers in the initial namespace only; the
+		// kernel's own pools (netdev) are per namespace.
+		if (o.command == Command::Set)
+			return usage("-n: set changes ppkit pools, whose family answers in the initial "
+				     "network namespace only: drop -n");
+		bool pools = o.command == Command::List || o.command == Command::Stats ||
+			     o.command == Command::Monitor;
+		if (pools && !source_opt->count())
+			o.source = SourceSel::Netdev;
+		else if (pools && o.source != SourceSel::Netdev)
+			return usage("-n: ppkit's netlink family answers in the initial network "
+				     "namespace only; pools per namespace are the kernel's: use "
+				     "--source netdev (or drop -n)");
+		if (o.command == Command::History || o.command == Command::Top)
+			return usage("-n: ppctld samples the pools of its own namespace; history and "
+				     "top take no -n");
+	}
 	if (o.command == Command::Set && !o.ring_size && !o.refill_batch)
 		return usage("set: give --ring-size N and/or --refill-batch N");
 	if (o.command == Command::History && o.source == SourceSel::All)
@@ -614,6 +685,8 @@ int report(const Options &o, std::ostream &out, std::ostream &err, const std::st
 int run_command(const Options &o, std::ostream &out, std::ostream &err)
 {
 	try {
+		if (!o.netns.empty())
+			enter_netns(o.netns);
 		switch (o.command) {
 		case Command::List:
 			return cmd_list(o, out, err);

@@ -12,6 +12,7 @@
 #include "ppkit/daemon.h"
 #include "ppkit/sim.h"
 #include "ppkit/xdp.h"
+#include "select.h"
 
 namespace ppctl {
 
@@ -48,6 +49,12 @@ struct Options {
 	bool pretty = false;	// -p: indented JSON (implies json)
 	bool raw = false;
 	bool human = false;	// humanised numbers even when stdout is no terminal
+	// -n: the network namespace (/run/netns/NAME) to enter first
+	std::string netns;
+	// list and stats: which pools (with dev), in what order
+	PoolFilter filter;		// owner and state; dev by name below
+	SortKey pool_sort = SortKey::Id;
+	bool group_by_device = false;	// stats --group-by device
 	// stats
 	std::vector<std::uint32_t> ids;
 	std::string dev;

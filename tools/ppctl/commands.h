@@ -34,6 +34,11 @@ int cmd_xdp(const Options &o, std::ostream &out, std::ostream &err);
 // family each pool is from.
 RenderOptions render_options(const Options &o, bool show_source);
 
+// Enter network namespace @name (/run/netns/NAME) as ip -n does, before
+// any socket is opened: UsageError if there is none, ppkit::Error if it
+// cannot be entered.
+void enter_netns(const std::string &name);
+
 // The ifindex of interface @name in our network namespace; UsageError if
 // there is none.
 std::uint32_t ifindex_of(const std::string &name);
