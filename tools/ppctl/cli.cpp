@@ -297,22 +297,19 @@ struct MainCli {
 	std::uint32_t ring = 0, batch = 0;
 	std::string since, sort = "served";
 	std::string pool_sort = "id", state, group_by = "pool";
-	CLI::Option *owner_opt = nullptr, *long_opt = nullptr;
 	CLI::Option *iv = nullptr, *ring_opt = nullptr, *batch_opt = nullptr,
 		    *events_opt = nullptr, *since_opt = nullptr, *top_iv_opt = nullptr,
 		    *frames_opt = nullptr;
 };
 
-// Each command's options are added when it is on the command line, as
-// sim's are (add_sim()): --help and every other command build none of them.
 // list's and stats' filters and --sort (@keys: the sort keys it takes).
 void add_selection(CLI::App *cmd, Options &o, MainCli &m, std::vector<std::string> keys)
 {
 	cmd->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
-	m.owner_opt = cmd->add_option_function<std::string>(
-				 "--owner", [&o](const std::string &v) { o.filter.owner = v; },
-				 "only pools of this driver or module")
-			       ->type_name("NAME");
+	cmd->add_option_function<std::string>(
+		   "--owner", [&o](const std::string &v) { o.filter.owner = v; },
+		   "only pools of this driver or module")
+		->type_name("NAME");
 	cmd->add_option("--state", m.state, "only live (attached) or detached (zombie) pools")
 		->check(one_of("state", {"live", "detached"}, {"attached", "zombie"}))
 		->type_name("STATE");
@@ -320,6 +317,8 @@ void add_selection(CLI::App *cmd, Options &o, MainCli &m, std::vector<std::strin
 	cmd->add_option("--sort", m.pool_sort, help)->check(one_of("sort key", keys))->type_name("KEY");
 }
 
+// Each command's options are added when it is on the command line, as
+// sim's are (add_sim()): --help and every other command build none of them.
 void add_main(CLI::App &app, Options &o, MainCli &m)
 {
 	m.list = app.add_subcommand("list", "pools, one per line");
@@ -345,7 +344,7 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 			->needs(m.iv)
 			->check(uint_check("count", 1, UINT32_MAX, ""))
 			->type_name("N");
-		m.long_opt = stats->add_flag("-l,--long", o.long_form, "every counter of each pool");
+		stats->add_flag("-l,--long", o.long_form, "every counter of each pool");
 	});
 
 	m.set = app.add_subcommand("set", "change a pool's ring size or refill batch (root)");

@@ -86,10 +86,12 @@ std::optional<std::uint32_t> dev_index(const std::string &dev)
 	return ifindex_of(dev);
 }
 
-void note_no_stats(std::ostream &err)
+// @instead: what is shown in their place.
+void note_no_stats(std::ostream &err, const char *instead = "listing its pools instead")
 {
 	err << "ppctl: this kernel has no page_pool stats (its netdev family has no "
-	       "page-pool-stats-get: CONFIG_PAGE_POOL_STATS=n); listing its pools instead\n";
+	       "page-pool-stats-get: CONFIG_PAGE_POOL_STATS=n); "
+	    << instead << "\n";
 }
 
 }  // namespace
@@ -174,7 +176,9 @@ int stats_once(const Options &o, std::vector<Client> &clients, const ppkit::Filt
 		bool has = c.has_stats();
 		sources.emplace_back(c.source(), has);
 		if (!has)
-			note_no_stats(err);
+			note_no_stats(err, o.group_by_device ? "its pools count with their pages in "
+							       "flight only"
+							     : "listing its pools instead");
 		auto &to = has ? with : without;
 		if (to.empty())
 			to = std::move(v);
