@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <streambuf>
 #include <string>
+#include <string_view>
 
 namespace ppctl {
 
