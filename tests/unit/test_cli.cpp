@@ -148,7 +148,7 @@ TEST_CASE("ring size and refill batch limits", "[cli]")
 
 TEST_CASE("other usage errors", "[cli]")
 {
-	refused({}, "a command is required: list, stats, set, monitor, history, top, sim or xdp");
+	refused({}, "a command is required: list, stats, set, holders, monitor, history, top, sim or xdp");
 	refused({"frobnicate"}, "not expected: frobnicate");
 	refused({"list", "--bogus"}, "--bogus");
 	refused({"--source", "bsd", "list"}, "bsd");
@@ -474,6 +474,7 @@ TEST_CASE("-n NETNS: the name, and what it applies to", "[cli]")
 	refused({"-n", "blue", "-s", "ppkit", "list"}, "use --source netdev");
 	refused({"-n", "blue", "-s", "all", "stats"}, "use --source netdev");
 	refused({"-n", "blue", "set", "1", "--ring-size", "64"}, "drop -n");
+	refused({"-n", "blue", "holders"}, "drop -n");
 	refused({"-n", "blue", "history", "1"}, "history and top take no -n");
 	refused({"-n", "blue", "top"}, "history and top take no -n");
 }

@@ -291,7 +291,7 @@ void add_xdp_commands(Options &o, SimXdpCli &c)
 
 // The other commands' options, and where they land.
 struct MainCli {
-	CLI::App *list, *stats, *set, *mon, *hist, *top;
+	CLI::App *list, *stats, *set, *holders, *mon, *hist, *top;
 	double interval = 0, top_iv = 1;
 	std::uint64_t count = 0, events = 0, frames = 0;
 	std::uint32_t ring = 0, batch = 0;
@@ -362,6 +362,15 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 				      ->type_name("N");
 	});
 
+	m.holders = app.add_subcommand("holders",
+				       "who holds each pool's pages: driver, stack, which sockets (root)");
+	m.holders->preparse_callback([&o, &m](std::size_t) {
+		m.holders->add_option("POOL_ID", o.ids, "pools to ask about (default: all)")
+			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
+		m.holders->add_option("-d,--dev", o.dev, "only pools of this interface")
+			->type_name("IFNAME");
+	});
+
 	m.mon = app.add_subcommand("monitor", "pool add/change/destroy events as they happen");
 	m.mon->preparse_callback([&m](std::size_t) {
 		m.events_opt = m.mon->add_option("-c,--count", m.events, "stop after N events")
@@ -402,6 +411,20 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 		socket(m.top);
 	});
 }
+
+// CLI11's, but without the blank line it leaves for the group of hidden
+// options (--human's): --help stays within 24 lines.
+class HelpFormatter : public CLI::Formatter {
+public:
+	std::string make_help(const CLI::App *app, std::string name,
+			      CLI::AppFormatMode mode) const override
+	{
+		std::string s = CLI::Formatter::make_help(app, std::move(name), mode);
+		for (std::size_t p; (p = s.find("\n\n\n")) != std::string::npos;)
+			s.erase(p, 1);
+		return s;
+	}
+};
 
 // Why @name cannot name a network namespace of /run/netns, if it cannot.
 std::optional<std::string> netns_name_error(const std::string &name)
@@ -522,6 +545,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.require_subcommand(0, 1);
 	app.set_version_flag("--version", PPKIT_VERSION);
 	app.fallthrough();
+	app.formatter(std::make_shared<HelpFormatter>());
 	app.get_formatter()->column_width(30);
 	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error.  See ppctl(8).");
 
@@ -533,8 +557,9 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.add_flag("-p,--pretty", o.pretty, "indented JSON (implies --json)");
 	app.add_option("-n,--netns", o.netns, "run in network namespace NAME (/run/netns, as ip -n)")
 		->type_name("NAME");
-	app.add_flag("-r,--raw", o.raw, "exact numbers, not 1.2M (the default when piped)");
-	app.add_flag("--human", o.human, "1.2M even when piped");
+	app.add_flag("-r,--raw", o.raw, "exact numbers (default when piped; --human: 1.2M)");
+	// Named in --raw's line (HelpFormatter): --help stays within 24 lines.
+	app.add_flag("--human", o.human, "1.2M even when piped")->group("");
 
 	MainCli m;
 	add_main(app, o, m);
@@ -572,7 +597,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	if (o.raw && o.human)
 		return usage("--raw and --human exclude each other");
 	if (app.get_subcommands().empty())
-		return usage("a command is required: list, stats, set, monitor, history, top, sim or xdp");
+		return usage("a command is required: list, stats, set, holders, monitor, history, top, sim or xdp");
 	if (!o.netns.empty())
 		if (auto why = netns_name_error(o.netns))
 			return usage(*why);
@@ -609,6 +634,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.ring_size = m.ring;
 		if (m.batch_opt->count())
 			o.refill_batch = m.batch;
+	} else if (m.holders->parsed()) {
+		o.command = Command::Holders;
 	} else if (m.hist->parsed()) {
 		o.command = Command::History;
 		if (m.since_opt->count())
@@ -636,9 +663,9 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	if (!o.netns.empty()) {
 		// ppkit's family answers in the initial namespace only; the
 		// kernel's own pools (netdev) are per namespace.
-		if (o.command == Command::Set)
-			return usage("-n: set changes ppkit pools, whose family answers in the initial "
-				     "network namespace only: drop -n");
+		if (o.command == Command::Set || o.command == Command::Holders)
+			return usage("-n: set and holders ask ppkit's family, which answers in the "
+				     "initial network namespace only: drop -n");
 		bool pools = o.command == Command::List || o.command == Command::Stats ||
 			     o.command == Command::Monitor;
 		if (pools && !source_opt->count())
@@ -655,6 +682,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 		return usage("set: give --ring-size N and/or --refill-batch N");
 	if (o.command == Command::History && o.source == SourceSel::All)
 		return usage("history: pool ids are per source: give --source ppkit or --source netdev");
+	if (o.command == Command::Holders && o.source != SourceSel::Ppkit)
+		return usage("holders: only ppkit pools say who holds their pages (drop --source)");
 	if (o.command == Command::Set && o.source != SourceSel::Ppkit)
 		return usage("set: only ppkit pools can be changed (drop --source)");
 	if (o.command == Command::Stats && !o.ids.empty() && o.source == SourceSel::All)
@@ -693,6 +722,8 @@ int run_command(const Options &o, std::ostream &out, std::ostream &err)
 			return cmd_stats(o, out, err);
 		case Command::Set:
 			return cmd_set(o, out, err);
+		case Command::Holders:
+			return cmd_holders(o, out, err);
 		case Command::Monitor:
 			return cmd_monitor(o, out, err);
 		case Command::History:

@@ -27,6 +27,7 @@ enum class Command {
 	List,
 	Stats,
 	Set,
+	Holders,
 	Monitor,
 	History,
 	Top,

@@ -22,6 +22,9 @@ int cmd_stats(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_set(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_monitor(const Options &o, std::ostream &out, std::ostream &err);
 
+// commands_holders.cpp: who holds the pools' pages.
+int cmd_holders(const Options &o, std::ostream &out, std::ostream &err);
+
 // commands_daemon.cpp: through ppctld (top also without it).
 int cmd_history(const Options &o, std::ostream &out, std::ostream &err);
 int cmd_top(const Options &o, std::ostream &out, std::ostream &err);
