@@ -164,6 +164,7 @@ _ppctl()
 		list/*) opts+=' -d --dev --owner --state --sort' ;;
 		stats/*) opts+=' -d --dev --owner --state --sort -g --group-by -i --interval -c --count -l --long' ;;
 		set/*) opts+=' --ring-size --refill-batch' ;;
+		holders/*) opts+=' -d --dev' ;;
 		monitor/*) opts+=' -c --count' ;;
 		history/*) opts+=' --since --socket' ;;
 		top/*) opts+=' -i --interval -n --count --sort --socket' ;;
@@ -180,14 +181,14 @@ _ppctl()
 	# Commands, then their positional arguments.
 	case "$cmd/$sub/$subsub" in
 	//)
-		_ppctl_reply -W 'list stats set monitor history top sim xdp' ;;
+		_ppctl_reply -W 'list stats set holders monitor history top sim xdp' ;;
 	sim//)
 		_ppctl_reply -W 'list add del set gen' ;;
 	sim/gen/)
 		_ppctl_reply -W 'start stop' ;;
 	xdp//)
 		_ppctl_reply -W 'attach detach status' ;;
-	stats/*)
+	stats/* | holders/*)
 		_ppctl_reply -W "$(_ppctl_pool_ids "$ppctl" "$source")" ;;
 	set/* | history/*)
 		[ $npos -eq 0 ] &&
