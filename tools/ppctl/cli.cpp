@@ -14,6 +14,7 @@
 #include <linux/ppkit.h>
 
 #include "commands.h"
+#include "json_out.h"
 #include "ppkit/error.h"
 
 namespace ppctl {
@@ -45,12 +46,15 @@ std::string alternatives(const std::vector<std::string> &names)
 	return s;
 }
 
-// One of @names, with a message that lists them.
-CLI::Validator one_of(const char *what, std::vector<std::string> names)
+// One of @names, with a message that lists them; @deprecated names are
+// accepted but not listed.
+CLI::Validator one_of(const char *what, std::vector<std::string> names,
+		      std::vector<std::string> deprecated = {})
 {
 	return CLI::Validator(
 		[=](std::string &s) -> std::string {
-			if (std::find(names.begin(), names.end(), s) != names.end())
+			if (std::find(names.begin(), names.end(), s) != names.end() ||
+			    std::find(deprecated.begin(), deprecated.end(), s) != deprecated.end())
 				return {};
 			return "bad " + std::string(what) + " '" + s + "': expected " +
 			       alternatives(names);
@@ -291,24 +295,47 @@ struct MainCli {
 	double interval = 0, top_iv = 1;
 	std::uint64_t count = 0, events = 0, frames = 0;
 	std::uint32_t ring = 0, batch = 0;
-	std::string since, sort = "alloc";
+	std::string since, sort = "served";
+	std::string pool_sort = "id", state, group_by = "pool";
 	CLI::Option *iv = nullptr, *ring_opt = nullptr, *batch_opt = nullptr,
 		    *events_opt = nullptr, *since_opt = nullptr, *top_iv_opt = nullptr,
 		    *frames_opt = nullptr;
 };
+
+// list's and stats' filters and --sort (@keys: the sort keys it takes).
+void add_selection(CLI::App *cmd, Options &o, MainCli &m, std::vector<std::string> keys)
+{
+	cmd->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
+	cmd->add_option_function<std::string>(
+		   "--owner", [&o](const std::string &v) { o.filter.owner = v; },
+		   "only pools of this driver or module")
+		->type_name("NAME");
+	cmd->add_option("--state", m.state, "only live (attached) or detached (zombie) pools")
+		->check(one_of("state", {"live", "detached"}, {"attached", "zombie"}))
+		->type_name("STATE");
+	std::string help = "order by " + alternatives(keys) + " (default id)";
+	cmd->add_option("--sort", m.pool_sort, help)->check(one_of("sort key", keys))->type_name("KEY");
+}
 
 // Each command's options are added when it is on the command line, as
 // sim's are (add_sim()): --help and every other command build none of them.
 void add_main(CLI::App &app, Options &o, MainCli &m)
 {
 	m.list = app.add_subcommand("list", "pools, one per line");
+	m.list->preparse_callback([&o, &m](std::size_t) {
+		add_selection(m.list, o, m, {"id", "dev", "owner", "state", "inflight"});
+	});
 
 	m.stats = app.add_subcommand("stats", "counters and hit/recycle rates");
 	m.stats->preparse_callback([&o, &m](std::size_t) {
 		CLI::App *stats = m.stats;
 		stats->add_option("POOL_ID", o.ids, "pools to show (default: all)")
 			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
-		stats->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
+		add_selection(stats, o, m,
+			      {"id", "dev", "owner", "state", "inflight", "served", "hit", "recycle"});
+		stats->add_option("-g,--group-by", m.group_by, "pool (default) or device: sum each device's pools")
+			->check(one_of("group", {"pool", "device"}))
+			->type_name("WHAT");
 		m.iv = stats->add_option("-i,--interval", m.interval,
 					 "per-interval rates every SEC seconds, like vmstat")
 			       ->check(CLI::Range(0.01, 86400.0))
@@ -366,7 +393,7 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 				      ->type_name("DURATION");
 		socket(m.hist);
 	});
-	m.top = app.add_subcommand("top", "pools by allocation rate, refreshed like top (q quits)");
+	m.top = app.add_subcommand("top", "pools by pages served, refreshed like top (q quits)");
 	m.top->preparse_callback([&m, socket](std::size_t) {
 		m.top_iv_opt = m.top->add_option("-i,--interval", m.top_iv,
 						 "refresh every SEC seconds (default 1)")
@@ -375,11 +402,64 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 		m.frames_opt = m.top->add_option("-n,--count", m.frames, "stop after N screens (batch use)")
 				       ->check(uint_check("count", 1, UINT32_MAX, ""))
 				       ->type_name("N");
-		m.top->add_option("--sort", m.sort, "alloc (default), hit, recycle, inflight or id")
-			->check(one_of("sort key", {"alloc", "hit", "recycle", "inflight", "id"}))
+		// "alloc": the old name of "served", deprecated (it never meant
+		// pages from the page allocator).
+		m.top->add_option("--sort", m.sort, "served (default), hit, recycle, inflight or id")
+			->check(one_of("sort key", {"served", "hit", "recycle", "inflight", "id"},
+					{"alloc"}))
 			->type_name("KEY");
 		socket(m.top);
 	});
+}
+
+// CLI11's, but without the blank line it leaves for the group of hidden
+// options (--human's): --help stays within 24 lines.
+class HelpFormatter : public CLI::Formatter {
+public:
+	std::string make_help(const CLI::App *app, std::string name,
+			      CLI::AppFormatMode mode) const override
+	{
+		std::string s = CLI::Formatter::make_help(app, std::move(name), mode);
+		for (std::size_t p; (p = s.find("\n\n\n")) != std::string::npos;)
+			s.erase(p, 1);
+		return s;
+	}
+};
+
+// Why @name cannot name a network namespace of /run/netns, if it cannot.
+std::optional<std::string> netns_name_error(const std::string &name)
+{
+	if (name == "." || name == ".." || name.find('/') != std::string::npos ||
+	    name.find('\0') != std::string::npos)
+		return "bad network namespace name '" + name + "': a name in /run/netns " +
+		       "(see ip netns list)";
+	return std::nullopt;
+}
+
+// Whether the command line asks for JSON (-j, --json, -p, --pretty, or a
+// cluster of flags such as -jp), and if so whether pretty: how to report a
+// command line CLI11 could not parse.  Only flags that take no value may be
+// clustered, so a cluster is -j, -p and -r.
+std::optional<bool> json_asked(int argc, const char *const *argv)
+{
+	bool json = false, pretty = false;
+	for (int i = 1; i < argc; i++) {
+		std::string_view a = argv[i];
+		if (a == "--")
+			break;
+		if (a == "--json") {
+			json = true;
+		} else if (a == "--pretty") {
+			pretty = true;
+		} else if (a.size() > 1 && a[0] == '-' && a[1] != '-' &&
+			   a.find_first_not_of("jpr", 1) == std::string_view::npos) {
+			json |= a.find('j') != std::string_view::npos;
+			pretty |= a.find('p') != std::string_view::npos;
+		}
+	}
+	if (!json && !pretty)
+		return std::nullopt;
+	return pretty;
 }
 
 }  // namespace
@@ -465,16 +545,21 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.require_subcommand(0, 1);
 	app.set_version_flag("--version", PPKIT_VERSION);
 	app.fallthrough();
+	app.formatter(std::make_shared<HelpFormatter>());
 	app.get_formatter()->column_width(30);
-	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error.\n"
-		   "See Documentation/ppctl.rst (JSON schema, every field).");
+	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error.  See ppctl(8).");
 
 	std::string source = "ppkit";
 	auto *source_opt = app.add_option("-s,--source", source, "ppkit (default), netdev (upstream, Linux >= 6.8), all")
-		->check(CLI::IsMember({"ppkit", "netdev", "all"}))
+		->check(one_of("source", {"ppkit", "netdev", "all"}))
 		->type_name("SRC");
 	app.add_flag("-j,--json", o.json, "JSON output (one object per line when streaming)");
-	app.add_flag("-r,--raw", o.raw, "exact numbers, not 1.2M");
+	app.add_flag("-p,--pretty", o.pretty, "indented JSON (implies --json)");
+	app.add_option("-n,--netns", o.netns, "run in network namespace NAME (/run/netns, as ip -n)")
+		->type_name("NAME");
+	app.add_flag("-r,--raw", o.raw, "exact numbers (default when piped; --human: 1.2M)");
+	// Named in --raw's line (HelpFormatter): --help stays within 24 lines.
+	app.add_flag("--human", o.human, "1.2M even when piped")->group("");
 
 	MainCli m;
 	add_main(app, o, m);
@@ -486,23 +571,45 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
+		// --help and --version are "errors" of exit code 0.
+		if (e.get_exit_code() != 0) {
+			if (auto j = json_asked(argc, argv)) {
+				out << error_doc(e.what(), 0, {}, *j);
+				return {std::nullopt, kExitUsage};
+			}
+		}
 		int code = app.exit(e, out, err);
 		return {std::nullopt, code == 0 ? kExitOk : kExitUsage};
 	}
+	if (o.pretty)
+		o.json = true;
 
 	o.source = source == "netdev" ? SourceSel::Netdev
 		 : source == "all"    ? SourceSel::All
 				      : SourceSel::Ppkit;
 	auto usage = [&](const std::string &msg) {
-		err << "ppctl: " << msg << "\nRun with --help for more information.\n";
+		if (o.json)
+			out << error_doc(msg, 0, {}, o.pretty);
+		else
+			err << "ppctl: " << msg << "\nRun with --help for more information.\n";
 		return Parsed{std::nullopt, kExitUsage};
 	};
+	if (o.raw && o.human)
+		return usage("--raw and --human exclude each other");
 	if (app.get_subcommands().empty())
 		return usage("a command is required: list, stats, set, holders, monitor, history, top, sim or xdp");
+	if (!o.netns.empty())
+		if (auto why = netns_name_error(o.netns))
+			return usage(*why);
 	if (sx.sim->parsed() || sx.xdp->parsed()) {
 		if (source_opt->count())
 			return usage("sim and xdp commands take no --source");
 		return parse_sim_xdp(o, sx, usage);
+	}
+	if (m.list->parsed() || m.stats->parsed()) {
+		o.pool_sort = *sort_key_by_name(m.pool_sort);
+		if (!m.state.empty())
+			o.filter.detached = m.state == "detached" || m.state == "zombie";
 	}
 	if (m.list->parsed()) {
 		o.command = Command::List;
@@ -512,6 +619,15 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.interval = m.interval;
 		if (m.count)
 			o.count = m.count;
+		o.group_by_device = m.group_by == "device";
+		if (o.group_by_device && (o.interval || o.long_form))
+			return usage("stats --group-by device sums cumulative counters: it takes no "
+				     "--interval or --long");
+		if (o.group_by_device &&
+		    (o.pool_sort == SortKey::Owner || o.pool_sort == SortKey::State))
+			return usage("stats --group-by device: a device has no single " +
+				     std::string(to_string(o.pool_sort)) +
+				     ": sort by dev, inflight, served, hit or recycle");
 	} else if (m.set->parsed()) {
 		o.command = Command::Set;
 		if (m.ring_opt->count())
@@ -536,7 +652,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			 : sort == "recycle"  ? TopSort::Recycle
 			 : sort == "inflight" ? TopSort::Inflight
 			 : sort == "id"	      ? TopSort::Id
-					      : TopSort::Alloc;
+					      : TopSort::Served;	// "served", or "alloc"
 		o.socket_given = m.top->count("--socket") > 0;
 	} else {
 		o.command = Command::Monitor;
@@ -544,6 +660,24 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.count = m.events;
 	}
 
+	if (!o.netns.empty()) {
+		// ppkit's family answers in the initial namespace only; the
+		// kernel's own pools (netdev) are per namespace.
+		if (o.command == Command::Set || o.command == Command::Holders)
+			return usage("-n: set and holders ask ppkit's family, which answers in the "
+				     "initial network namespace only: drop -n");
+		bool pools = o.command == Command::List || o.command == Command::Stats ||
+			     o.command == Command::Monitor;
+		if (pools && !source_opt->count())
+			o.source = SourceSel::Netdev;
+		else if (pools && o.source != SourceSel::Netdev)
+			return usage("-n: ppkit's netlink family answers in the initial network "
+				     "namespace only; pools per namespace are the kernel's: use "
+				     "--source netdev (or drop -n)");
+		if (o.command == Command::History || o.command == Command::Top)
+			return usage("-n: ppctld samples the pools of its own namespace; history and "
+				     "top take no -n");
+	}
 	if (o.command == Command::Set && !o.ring_size && !o.refill_batch)
 		return usage("set: give --ring-size N and/or --refill-batch N");
 	if (o.command == Command::History && o.source == SourceSel::All)
@@ -557,13 +691,30 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	return {o, kExitOk};
 }
 
-int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
+namespace {
+
+// An error, and the exit status for it: under --json a document on stdout
+// (error_doc(), as bpftool does), else "ppctl: MESSAGE" on stderr.
+int report(const Options &o, std::ostream &out, std::ostream &err, const std::string &message,
+	   int sys_errno, const std::string &extack, int exit)
 {
-	Parsed p = parse(argc, argv, out, err);
-	if (!p.options)
-		return p.exit;
-	const Options &o = *p.options;
+	out.flush();
+	if (o.json) {
+		// A document left half written ends its line first (-p's buffer).
+		if (auto *pb = dynamic_cast<PrettyJsonBuf *>(out.rdbuf()))
+			pb->finish();
+		out << error_doc(message, sys_errno, extack, false) << std::flush;
+	} else {
+		err << "ppctl: " << message << "\n";
+	}
+	return exit;
+}
+
+int run_command(const Options &o, std::ostream &out, std::ostream &err)
+{
 	try {
+		if (!o.netns.empty())
+			enter_netns(o.netns);
 		switch (o.command) {
 		case Command::List:
 			return cmd_list(o, out, err);
@@ -592,18 +743,30 @@ int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
 			return cmd_xdp(o, out, err);
 		}
 	} catch (const UsageError &e) {
-		err << "ppctl: " << e.what() << "\n";
-		return kExitUsage;
+		return report(o, out, err, e.what(), 0, {}, kExitUsage);
 	} catch (const ppkit::Error &e) {
-		out.flush();
-		err << "ppctl: " << e.what() << "\n";
-		return kExitKernel;
+		return report(o, out, err, e.what(), e.sys_errno(), e.extack(), kExitKernel);
 	} catch (const std::exception &e) {
-		out.flush();
-		err << "ppctl: " << e.what() << "\n";
-		return kExitKernel;
+		return report(o, out, err, e.what(), 0, {}, kExitKernel);
 	}
 	return kExitOk;
+}
+
+}  // namespace
+
+int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
+{
+	Parsed p = parse(argc, argv, out, err);
+	if (!p.options)
+		return p.exit;
+	if (!p.options->pretty)
+		return run_command(*p.options, out, err);
+	// -p: each document re-indented on its way out, errors included.
+	PrettyJsonBuf buf(out);
+	std::ostream pretty(&buf);
+	int rc = run_command(*p.options, pretty, err);
+	buf.finish();
+	return rc;
 }
 
 }  // namespace ppctl

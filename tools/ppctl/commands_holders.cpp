@@ -2,10 +2,7 @@
 #include <algorithm>
 #include <ostream>
 
-#include <unistd.h>
-
 #include "commands.h"
-#include "format.h"
 #include "ppkit/client.h"
 #include "render_holders.h"
 
@@ -48,7 +45,7 @@ int cmd_holders(const Options &o, std::ostream &out, std::ostream &)
 		out << "no pools\n";
 		return kExitOk;
 	}
-	out << holders_text(v, {o.raw, terminal_width(STDOUT_FILENO), false});
+	out << holders_text(v, render_options(o, false));
 	return kExitOk;
 }
 
