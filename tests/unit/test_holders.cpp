@@ -215,3 +215,21 @@ TEST_CASE("ppctl holders: report and JSON", "[holders][render]")
 	CHECK(p["holders"][1]["remote"].is_null());
 	CHECK(p["holders"][1]["netns_name"].is_null());
 }
+
+TEST_CASE("the top holder in an alert's words", "[holders]")
+{
+	Holders h;
+	CHECK(top_holder_text(h).empty());	// nothing held: nothing to say
+	h.held_pages = 5;
+	h.truncated = true;
+	CHECK(top_holder_text(h) == "5 pages held by the stack, none in a socket walked "
+				    "(walk cut short)");
+	h = wire::ppkit_parse_holders(fixture::msg(holders_reply()).get());
+	h.holders[0].netns_name = "peer";
+	h.holders[0].processes = {{149, "python3"}, {150, "iperf3"}};
+	CHECK(top_holder_text(h) == "udp 10.82.0.2:7002 (netns peer, python3/149, iperf3/150) "
+				    "holds 16 of the 22 held pages, the oldest lent 8.8 s ago");
+	h.holders.erase(h.holders.begin());
+	CHECK(top_holder_text(h) == "tcp6 [::1]:5201 (netns net:[0]) holds 6 of the 22 held "
+				    "pages, the oldest lent 0.0 s ago");
+}

@@ -90,6 +90,28 @@ std::unordered_map<std::uint32_t, std::string> netns_names(const std::string &di
 	return out;
 }
 
+std::string top_holder_text(const Holders &h)
+{
+	if (!h.held_pages)
+		return {};
+	if (h.holders.empty())
+		return fmt::format("{} pages held by the stack, none in a socket walked{}",
+				   h.held_pages, h.truncated ? " (walk cut short)" : "");
+	const Holder &x = h.holders.front();
+	std::string where = holder_proto(x);
+	if (!x.local.empty())
+		where += x.local.find(':') == std::string::npos
+				 ? fmt::format(" {}:{}", x.local, x.local_port)
+				 : fmt::format(" [{}]:{}", x.local, x.local_port);
+	std::string who = x.netns_name.empty() ? fmt::format("netns net:[{}]", x.netns)
+					       : "netns " + x.netns_name;
+	for (const auto &p : x.processes)
+		who += fmt::format(", {}/{}", p.comm, p.pid);
+	return fmt::format("{} ({}) holds {} of the {} held pages, the oldest lent {:.1f} s ago",
+			   where, who, x.pages, h.held_pages,
+			   static_cast<double>(x.oldest_ms) / 1000);
+}
+
 void name_holders(Holders &h, const std::string &proc, const std::string &netns_dir)
 {
 	if (h.holders.empty())
