@@ -871,3 +871,40 @@ TEST_CASE("DaemonClient without a daemon", "[ppctld][api][socket]")
 	      ppkit::Errc::DaemonMissing);
 	CHECK_THAT(what, Catch::Contains("ppctld"));
 }
+
+TEST_CASE("api server: a pool whose names are not UTF-8", "[ppctld][api][socket]")
+{
+	// root can name an interface with any bytes: the reply is still JSON
+	// (U+FFFD for each bad byte) and the server goes on.
+	SockDir dir;
+	Served s(dir.path("api.sock"));
+	ppkit::Pool p = pool(5);
+	p.ifname = "eth\xff\xfe";
+	p.owner = "drv\xc3";
+	s.f.store.on_pools(Source::Ppkit, {pool(3), pool(4), p});
+	s.f.store.on_stats(Source::Ppkit, {stats(5, 10, 1)}, s.f.epoch + 20s,
+			   kEpochRealtime + 20'000'000'000ULL);
+	s.f.store.publish();
+	Client c(s.srv.path());
+	c.send_all("{\"cmd\": \"pools\"}\n{\"cmd\": \"history\", \"pool\": 5}\n");
+	auto r = s.reply(c);
+	REQUIRE(r);
+	REQUIRE(r->is_object());
+	CHECK((*r)["ok"] == true);
+	bool found = false;
+	for (const json &row : (*r)["pools"])
+		if (row["id"] == 5) {
+			found = true;
+			CHECK(row["ifname"] == "eth\xef\xbf\xbd\xef\xbf\xbd");
+			CHECK(row["owner"] == "drv\xef\xbf\xbd");
+		}
+	CHECK(found);
+	r = s.reply(c);
+	REQUIRE(r);
+	REQUIRE(r->is_object());
+	CHECK((*r)["pool"]["ifname"] == "eth\xef\xbf\xbd\xef\xbf\xbd");
+	c.send_all("{\"cmd\": \"status\"}\n");
+	r = s.reply(c);
+	REQUIRE(r);
+	CHECK((*r)["ok"] == true);
+}

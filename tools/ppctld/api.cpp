@@ -23,6 +23,14 @@ namespace {
 
 using nlohmann::json;
 
+// One reply line.  Never throws on invalid UTF-8: a pool's names are
+// whatever bytes the kernel holds (root can name an interface "\xff"); a
+// bad byte is written as U+FFFD.
+std::string line_of(const json &reply)
+{
+	return reply.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 json error(std::string msg)
 {
 	return {{"ok", false}, {"error", std::move(msg)}};
@@ -269,8 +277,8 @@ void ApiServer::accept_all()
 		if (!c)
 			return;	// EAGAIN, or the client left already
 		if (clients_.size() >= max_clients_) {
-			std::string msg = error(fmt::format("too many clients (at most {})",
-							    max_clients_)).dump() + "\n";
+			std::string msg = line_of(error(fmt::format("too many clients (at most {})",
+								     max_clients_)));
 			(void)!send(c.get(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 			continue;
 		}
@@ -327,14 +335,14 @@ void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &
 			std::string_view line(c.in.data(), nl);
 			if (!line.empty() && line.back() == '\r')
 				line.remove_suffix(1);
-			c.out += handle_request(line, store, info).dump() + "\n";
+			c.out += line_of(handle_request(line, store, info));
 			if (line.size() >= ppkit::kDaemonMaxRequest)
 				c.closing = true;	// oversized: answered, and hung up
 			c.in.erase(0, nl + 1);
 		}
 		if (!c.closing && c.in.size() >= ppkit::kDaemonMaxRequest) {
 			// No newline in sight: answer once, and hang up.
-			c.out += handle_request(c.in, store, info).dump() + "\n";
+			c.out += line_of(handle_request(c.in, store, info));
 			c.in.clear();
 			c.closing = true;
 		}
