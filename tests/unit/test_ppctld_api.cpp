@@ -725,6 +725,27 @@ TEST_CASE("api server: the socket's permissions", "[ppctld][api][socket]")
 	CHECK_THROWS_AS(ApiServer(long_path, 0600, "", 4), std::system_error);
 }
 
+TEST_CASE("api server: a reload changes the socket's permissions in place",
+	  "[ppctld][api][socket]")
+{
+	SockDir dir;
+	Served s(dir.path("api.sock"), 1);
+	struct stat st {};
+	s.srv.reconfigure(0660, "", 2);
+	REQUIRE(stat(s.srv.path().c_str(), &st) == 0);
+	CHECK((st.st_mode & 07777) == 0660);
+	// Two clients fit now.
+	Client a(s.srv.path()), b(s.srv.path());
+	b.send_all("{\"cmd\": \"status\"}\n");
+	auto r = s.reply(b);
+	REQUIRE(r);
+	CHECK((*r)["ok"] == true);
+	// A group that does not exist changes nothing.
+	CHECK_THROWS_AS(s.srv.reconfigure(0600, "no-such-group-ppkit-test", 1), std::system_error);
+	REQUIRE(stat(s.srv.path().c_str(), &st) == 0);
+	CHECK((st.st_mode & 07777) == 0660);
+}
+
 TEST_CASE("api server: one server per socket", "[ppctld][api][socket]")
 {
 	SockDir dir;

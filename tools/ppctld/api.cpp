@@ -202,6 +202,22 @@ json handle_request(std::string_view line, const Store &store, const ApiInfo &in
 				 cmd.substr(0, 64)));
 }
 
+namespace {
+
+// The id of group @name, -1 for none.
+gid_t group_id(const std::string &name)
+{
+	if (name.empty())
+		return static_cast<gid_t>(-1);
+	struct group *g = getgrnam(name.c_str());
+	if (!g)
+		throw std::system_error(ENOENT, std::generic_category(),
+					"socket group '" + name + "' does not exist");
+	return g->gr_gid;
+}
+
+}  // namespace
+
 ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_name,
 		     std::size_t max_clients)
 	: path_(std::move(path)), max_clients_(max_clients)
@@ -213,14 +229,7 @@ ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_n
 					"socket path '" + path_ + "'");
 	std::memcpy(sa.sun_path, path_.data(), path_.size());
 
-	gid_t gid = static_cast<gid_t>(-1);
-	if (!group_name.empty()) {
-		struct group *g = getgrnam(group_name.c_str());
-		if (!g)
-			throw std::system_error(ENOENT, std::generic_category(),
-						"socket group '" + group_name + "' does not exist");
-		gid = g->gr_gid;
-	}
+	const gid_t gid = group_id(group_name);
 	fd_ = Fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (!fd_)
 		throw std::system_error(errno, std::generic_category(), "socket");
@@ -254,6 +263,15 @@ ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_n
 		unlink(path_.c_str());
 		throw std::system_error(e, std::generic_category(), "listen " + path_);
 	}
+}
+
+void ApiServer::reconfigure(unsigned mode, const std::string &group, std::size_t max_clients)
+{
+	const gid_t gid = group_id(group);
+	if (chmod(path_.c_str(), mode) < 0 ||
+	    (gid != static_cast<gid_t>(-1) && chown(path_.c_str(), static_cast<uid_t>(-1), gid) < 0))
+		throw std::system_error(errno, std::generic_category(), "permissions of " + path_);
+	max_clients_ = max_clients;
 }
 
 ApiServer::~ApiServer()

@@ -50,6 +50,11 @@ public:
 	ApiServer(const ApiServer &) = delete;
 	ApiServer &operator=(const ApiServer &) = delete;
 
+	// New permissions and client limit for the socket it listens on (a
+	// reload that keeps the path).  Throws std::system_error, having changed
+	// nothing, when @group does not exist.
+	void reconfigure(unsigned mode, const std::string &group, std::size_t max_clients);
+
 	const std::string &path() const { return path_; }
 	// The descriptors to poll and what for.
 	struct Watch {

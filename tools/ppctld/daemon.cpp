@@ -175,37 +175,98 @@ private:
 		timerfd_settime(timer_.get(), 0, &its, nullptr);
 	}
 
-	// The metrics server and the API socket for cfg_; @old says what runs now, so
-	// unchanged endpoints stay up across a reload.
+	std::unique_ptr<MetricsServer> open_metrics(const std::string &listen)
+	{
+		try {
+			return std::make_unique<MetricsServer>(listen, store_);
+		} catch (const std::exception &e) {
+			throw std::runtime_error(fmt::format(
+				"cannot serve metrics on {}: {} (is the port taken? "
+				"pick another with --listen ADDR:PORT, or --listen none)",
+				listen, e.what()));
+		}
+	}
+
+	// The metrics server and the API socket for cfg_; @old says what runs
+	// now, so unchanged endpoints stay up across a reload.  What is new is
+	// opened before what it replaces is closed: when anything fails (a port
+	// taken, a directory missing) this throws and the old endpoints go on
+	// serving as they were.
 	void open_endpoints(const Config *old)
 	{
-		if (!old || old->listen != cfg_.listen) {
-			metrics_.reset();
-			if (!cfg_.listen.empty()) {
-				try {
-					metrics_ = std::make_unique<MetricsServer>(cfg_.listen, store_);
-				} catch (const std::exception &e) {
-					throw std::runtime_error(fmt::format(
-						"cannot serve metrics on {}: {} (is the port taken? "
-						"pick another with --listen ADDR:PORT, or --listen none)",
-						cfg_.listen, e.what()));
-				}
+		const bool new_metrics = !old || old->listen != cfg_.listen;
+		const bool new_socket = !old || old->socket != cfg_.socket;
+		const bool new_access = old && !new_socket &&
+					(old->socket_mode != cfg_.socket_mode ||
+					 old->socket_group != cfg_.socket_group ||
+					 old->max_clients != cfg_.max_clients);
+		std::unique_ptr<ApiServer> api;
+		if (new_socket && !cfg_.socket.empty()) {
+			try {
+				api = std::make_unique<ApiServer>(cfg_.socket, cfg_.socket_mode,
+								  cfg_.socket_group, cfg_.max_clients);
+			} catch (const std::system_error &e) {
+				throw std::runtime_error(fmt::format(
+					"cannot open the API socket: {} (another ppctld? "
+					"pick another with --socket PATH, or --socket none)",
+					e.what()));
 			}
 		}
-		if (!old || old->socket != cfg_.socket || old->socket_mode != cfg_.socket_mode ||
-		    old->socket_group != cfg_.socket_group || old->max_clients != cfg_.max_clients) {
-			api_.reset();
-			if (!cfg_.socket.empty()) {
-				try {
-					api_ = std::make_unique<ApiServer>(cfg_.socket, cfg_.socket_mode,
-									   cfg_.socket_group, cfg_.max_clients);
-				} catch (const std::system_error &e) {
-					throw std::runtime_error(fmt::format(
-						"cannot open the API socket: {} (another ppctld? "
-						"pick another with --socket PATH, or --socket none)",
-						e.what()));
-				}
+		if (new_access && api_) {
+			try {
+				api_->reconfigure(cfg_.socket_mode, cfg_.socket_group, cfg_.max_clients);
+			} catch (const std::system_error &e) {
+				throw std::runtime_error(fmt::format(
+					"cannot change the API socket: {} (check --socket-group)", e.what()));
 			}
+		}
+		if (new_metrics) {
+			try {
+				replace_metrics(old);
+			} catch (const std::exception &) {
+				if (new_access && api_) {
+					try {
+						api_->reconfigure(old->socket_mode, old->socket_group,
+								  old->max_clients);
+					} catch (const std::system_error &) {
+						// It had these settings a moment ago.
+					}
+				}
+				throw;
+			}
+		}
+		if (new_socket)
+			api_ = std::move(api);
+	}
+
+	// The metrics server for cfg_.listen in place of the one for @old
+	// (none at start).
+	void replace_metrics(const Config *old)
+	{
+		if (cfg_.listen.empty()) {
+			metrics_.reset();
+			return;
+		}
+		try {
+			metrics_ = open_metrics(cfg_.listen);
+			return;
+		} catch (const std::exception &) {
+			if (!metrics_)
+				throw;
+		}
+		// The same port on another address is held by the old server
+		// itself: close it, try again, and reopen it if that fails too.
+		metrics_.reset();
+		try {
+			metrics_ = open_metrics(cfg_.listen);
+		} catch (const std::exception &) {
+			try {
+				metrics_ = open_metrics(old->listen);
+			} catch (const std::exception &e) {
+				log(LOG_ERR, "SIGHUP: cannot reopen the old metrics endpoint either: {}",
+				    e.what());
+			}
+			throw;
 		}
 	}
 
