@@ -24,6 +24,7 @@
 
 #include "api.h"
 #include "fd.h"
+#include "feed.h"
 #include "metrics.h"
 #include "ppkit/client.h"
 #include "ppkit/error.h"
@@ -81,6 +82,37 @@ struct Backend {
 	bool stats = true;		// the kernel reports statistics
 	std::optional<bool> was_up;	// for logging transitions once
 	std::string why;
+};
+
+// A family's client and notification socket as the sampler reads them.
+class NetlinkFeed : public Feed {
+public:
+	NetlinkFeed(ppkit::Client &c, ppkit::Monitor &m, bool stats)
+		: client_(c), monitor_(m), stats_(stats)
+	{
+	}
+	std::vector<ppkit::Pool> pools() override { return client_.pools(); }
+	std::optional<ppkit::Pool> pool(std::uint32_t id) override
+	{
+		try {
+			return client_.pool(id);
+		} catch (const ppkit::Error &) {
+			return std::nullopt;
+		}
+	}
+	bool has_stats() override { return stats_; }
+	std::vector<ppkit::Stats> stats() override { return client_.stats(); }
+	bool pending() override
+	{
+		pollfd p{monitor_.fd(), POLLIN, 0};
+		return poll(&p, 1, 0) > 0;
+	}
+	std::vector<ppkit::Event> read(bool *lost) override { return monitor_.read(lost); }
+
+private:
+	ppkit::Client &client_;
+	ppkit::Monitor &monitor_;
+	bool stats_;
 };
 
 class Daemon {
@@ -352,17 +384,10 @@ private:
 		if (!b.monitor)
 			return;
 		try {
-			pollfd p{b.monitor->fd(), POLLIN, 0};
-			while (b.monitor && poll(&p, 1, 0) > 0) {
-				bool lost = false;
-				for (const ppkit::Event &e : b.monitor->read(&lost))
-					store_.on_event(e);
-				if (lost) {
-					log(LOG_NOTICE, "{} pools: notifications overran, reading the list again",
-					    ppkit::to_string(b.source));
-					store_.on_pools(b.source, b.client->pools());
-				}
-			}
+			NetlinkFeed feed(*b.client, *b.monitor, b.stats);
+			for (std::size_t n = follow(store_, b.source, feed); n > 0; n--)
+				log(LOG_NOTICE, "{} pools: notifications overran, reading the list again",
+				    ppkit::to_string(b.source));
 		} catch (const ppkit::Error &e) {
 			down(b, e.what());
 		}
@@ -381,26 +406,10 @@ private:
 			if (!b.client)
 				continue;
 			try {
-				std::vector<AlertEvent> events;
-				if (b.stats) {
-					std::vector<ppkit::Stats> stats = b.client->stats();
-					auto taken = std::chrono::steady_clock::now();
-					auto lookup = [&](std::uint32_t id) -> std::optional<ppkit::Pool> {
-						try {
-							return b.client->pool(id);
-						} catch (const ppkit::Error &) {
-							return std::nullopt;
-						}
-					};
-					events = store_.on_stats(b.source, std::move(stats), taken,
-								 realtime_ns(), lookup);
-				} else {
-					// No counters: the pool list's pages in flight are the sample.
-					std::vector<ppkit::Pool> pools = b.client->pools();
-					events = store_.on_gauges(b.source, std::move(pools),
-								  std::chrono::steady_clock::now(),
-								  realtime_ns());
-				}
+				NetlinkFeed feed(*b.client, *b.monitor, b.stats);
+				std::vector<AlertEvent> events =
+					sample(store_, b.source, feed, std::chrono::steady_clock::now,
+					       realtime_ns);
 				for (const AlertEvent &a : events)
 					log(a.what == Transition::Raised ? LOG_WARNING : LOG_NOTICE,
 					    "alert {} {}: {}", a.rule,

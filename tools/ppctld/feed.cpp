@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "feed.h"
+
+namespace ppctld {
+
+std::size_t follow(Store &store, ppkit::Source source, Feed &feed)
+{
+	std::size_t overruns = 0;
+	while (feed.pending()) {
+		bool lost = false;
+		for (const ppkit::Event &e : feed.read(&lost))
+			store.on_event(e);
+		if (lost) {
+			overruns++;
+			store.on_pools(source, feed.pools());
+		}
+	}
+	return overruns;
+}
+
+std::vector<AlertEvent> sample(Store &store, ppkit::Source source, Feed &feed,
+			       const std::function<std::chrono::steady_clock::time_point()> &now,
+			       const std::function<std::uint64_t()> &realtime)
+{
+	if (!feed.has_stats())
+		// No counters: the pool list's pages in flight are the sample.
+		return store.on_gauges(source, feed.pools(), now(), realtime());
+	std::vector<ppkit::Stats> stats = feed.stats();
+	auto taken = now();
+	auto lookup = [&](std::uint32_t id) { return feed.pool(id); };
+	return store.on_stats(source, std::move(stats), taken, realtime(), lookup);
+}
+
+}  // namespace ppctld
