@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "nl.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -191,6 +193,21 @@ Socket::Socket() : sk_(nl_socket_alloc())
 	int one = 1;
 	setsockopt(fd(), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(fd(), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+}
+
+ReceiveBuffer set_receive_buffer(int fd, std::size_t bytes)
+{
+	ReceiveBuffer r;
+	int want = static_cast<int>(std::min<std::size_t>(bytes, INT_MAX / 2));
+	r.forced = setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) == 0;
+	if (!r.forced)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	// The kernel doubles the value for its bookkeeping and reports that.
+	int got = 0;
+	socklen_t len = sizeof(got);
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got > 0)
+		r.bytes = static_cast<std::size_t>(got) / 2;
+	return r;
 }
 
 int Socket::fd() const

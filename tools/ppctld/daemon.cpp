@@ -361,6 +361,14 @@ private:
 		try {
 			ppkit::Client c(b.source);
 			ppkit::Monitor m(b.source);
+			if (ppkit::Monitor::Buffer buf = m.buffer(); !buf.forced)
+				log(LOG_NOTICE,
+				    "{} pools: notification buffer {} KiB, not {} KiB: SO_RCVBUFFORCE "
+				    "needs CAP_NET_ADMIN and net.core.rmem_max caps the rest (raise it "
+				    "with sysctl, or give ppctld the capability); a burst of pool "
+				    "changes overruns it sooner",
+				    ppkit::to_string(b.source), buf.bytes >> 10,
+				    ppkit::Monitor::kBuffer >> 10);
 			// Notifications first, then the list: nothing falls in between.
 			auto pools = c.pools();
 			b.stats = c.has_stats();

@@ -8,12 +8,19 @@ std::size_t follow(Store &store, ppkit::Source source, Feed &feed)
 	std::size_t overruns = 0;
 	while (feed.pending()) {
 		bool lost = false;
-		for (const ppkit::Event &e : feed.read(&lost))
-			store.on_event(e);
-		if (lost) {
-			overruns++;
-			store.on_pools(source, feed.pools());
+		std::vector<ppkit::Event> events = feed.read(&lost);
+		if (!lost) {
+			for (const ppkit::Event &e : events)
+				store.on_event(e);
+			continue;
 		}
+		// Whatever is queued now happened before the dump below: read
+		// it and drop it.  What arrives once the socket is empty is
+		// newer than the dump's start and applies on top of it, in order.
+		overruns++;
+		for (std::size_t i = 0; i < kMaxDiscardReads && feed.pending(); i++)
+			feed.read(&lost);
+		store.on_pools(source, feed.pools());
 	}
 	return overruns;
 }
