@@ -140,3 +140,77 @@ TEST_CASE("feed: an overrun while discarding is one more overrun of the same res
 	CHECK(store.live_pools() == 1);
 	CHECK(live(store, Source::Ppkit, 5));
 }
+
+TEST_CASE("feed: a netdev pool's pages in flight follow every sample", "[ppctld][feed]")
+{
+	// The netdev family's statistics carry no in-flight pages: the pool
+	// list does, and changes with no notification.
+	Store store(Config{});
+	FakeFeed f;
+	f.kernel = {{4, pool(4, Source::Netdev, 10)}};
+	ppkit::Stats s;
+	s.pool_id = 4;
+	s.set(Counter::AllocFast, 100);
+	f.counters = {{4, s}};
+	store.on_pools(Source::Netdev, {pool(4, Source::Netdev, 10)});
+
+	auto t = Clock::now();
+	std::uint64_t rt = 1'700'000'000'000'000'000ULL;
+	auto round = [&] {
+		t += 1s;
+		rt += 1'000'000'000ULL;
+		sample(store, Source::Netdev, f, [&] { return t; }, [&] { return rt; });
+		store.publish();
+	};
+	round();
+	f.kernel[4].inflight = 250;
+	f.counters[4].values[ppkit::index(Counter::AllocFast)] += 240;
+	round();
+	f.kernel[4].inflight = 900;
+	round();
+
+	auto h = store.history(Source::Netdev, 4, 3600);
+	REQUIRE(h);
+	REQUIRE(h->points.size() == 3);
+	CHECK(h->points[0].inflight == 10);
+	CHECK(h->points[1].inflight == 250);
+	CHECK(h->points[2].inflight == 900);
+	auto snap = store.snapshot();
+	REQUIRE(snap->rows.size() == 1);
+	CHECK(snap->rows[0].pool.inflight == 900u);
+}
+
+TEST_CASE("feed: ppkit pools' statistics carry in-flight pages: no extra dump",
+	  "[ppctld][feed]")
+{
+	Store store(Config{});
+	FakeFeed f;
+	f.kernel = {{1, pool(1, Source::Ppkit, 3)}};
+	ppkit::Stats s;
+	s.pool_id = 1;
+	s.set(Counter::Inflight, 7);
+	f.counters = {{1, s}};
+	store.on_pools(Source::Ppkit, {pool(1, Source::Ppkit, 3)});
+	auto t = Clock::now() + 1s;
+	sample(store, Source::Ppkit, f, [&] { return t; }, [] { return std::uint64_t{1}; });
+	CHECK(f.dumps == 0);
+	auto h = store.history(Source::Ppkit, 1, 3600);
+	REQUIRE(h);
+	REQUIRE(h->points.size() == 1);
+	CHECK(h->points[0].inflight == 7);
+}
+
+TEST_CASE("feed: a kernel without statistics is sampled from its pool list", "[ppctld][feed]")
+{
+	Store store(Config{});
+	FakeFeed f;
+	f.stats_ = false;
+	f.kernel = {{2, pool(2, Source::Netdev, 40)}};
+	auto t = Clock::now() + 1s;
+	sample(store, Source::Netdev, f, [&] { return t; }, [] { return std::uint64_t{1}; });
+	CHECK(f.dumps == 1);
+	auto h = store.history(Source::Netdev, 2, 3600);
+	REQUIRE(h);
+	REQUIRE(h->points.size() == 1);
+	CHECK(h->points[0].inflight == 40);
+}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "feed.h"
 
+#include <algorithm>
+
 namespace ppctld {
 
 std::size_t follow(Store &store, ppkit::Source source, Feed &feed)
@@ -34,6 +36,9 @@ std::vector<AlertEvent> sample(Store &store, ppkit::Source source, Feed &feed,
 		return store.on_gauges(source, feed.pools(), now(), realtime());
 	std::vector<ppkit::Stats> stats = feed.stats();
 	auto taken = now();
+	if (std::any_of(stats.begin(), stats.end(),
+			[](const ppkit::Stats &s) { return !s.opt(ppkit::Counter::Inflight); }))
+		store.on_pools(source, feed.pools());
 	auto lookup = [&](std::uint32_t id) { return feed.pool(id); };
 	return store.on_stats(source, std::move(stats), taken, realtime(), lookup);
 }
