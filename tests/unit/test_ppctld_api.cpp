@@ -929,3 +929,49 @@ TEST_CASE("api server: a pool whose names are not UTF-8", "[ppctld][api][socket]
 	REQUIRE(r);
 	CHECK((*r)["ok"] == true);
 }
+
+TEST_CASE("api server: pipelined requests wait while their replies are not read",
+	  "[ppctld][api][socket]")
+{
+	// 200 pools make a "pools" reply of about 100 KB: 100 pipelined
+	// requests would be 10 MB of replies.  The server answers until
+	// kMaxPending wait for the client, then stops reading it; as the
+	// client reads, the rest are answered.
+	SockDir dir;
+	Served s(dir.path("api.sock"));
+	std::vector<ppkit::Pool> many;
+	std::vector<ppkit::Stats> st;
+	for (std::uint32_t id = 100; id < 300; id++) {
+		many.push_back(pool(id));
+		st.push_back(stats(id, 1000, 5));
+	}
+	s.f.store.on_pools(Source::Ppkit, many);
+	s.f.store.on_stats(Source::Ppkit, st, s.f.epoch + 20s, kEpochRealtime + 20'000'000'000ULL);
+	s.f.store.publish();
+	const std::size_t one = (handle_request("{\"cmd\": \"pools\"}", s.f.store, s.f.info).dump() +
+				 "\n").size();
+	REQUIRE(one > 90'000);
+
+	Client c(s.srv.path());
+	std::string reqs;
+	for (int i = 0; i < 100; i++)
+		reqs += "{\"cmd\": \"pools\"}\n";
+	c.send_all(reqs);
+	s.settle(300);
+	CHECK(s.srv.clients() == 1);
+	CHECK(s.srv.peak_pending() <= ApiServer::kMaxPending + one);
+
+	// Every request is answered, in order, once the client reads.
+	int replies = 0;
+	auto deadline = Clock::now() + 20s;
+	while (replies < 100 && Clock::now() < deadline) {
+		auto r = s.reply(c);
+		if (!r)
+			break;
+		CHECK((*r)["pools"].size() == 201);	// and netdev pool 3
+		replies++;
+	}
+	CHECK(replies == 100);
+	CHECK(s.srv.peak_pending() <= ApiServer::kMaxPending + one);
+	CHECK_FALSE(c.eof());
+}

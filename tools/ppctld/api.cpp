@@ -283,8 +283,11 @@ std::vector<ApiServer::Watch> ApiServer::watches() const
 {
 	std::vector<Watch> w;
 	w.push_back({fd_.get(), POLLIN});
+	// A client with kMaxPending bytes of replies waiting is not read from
+	// until it reads them.
 	for (const auto &c : clients_)
-		w.push_back({c->fd.get(), static_cast<short>(c->out.empty() ? POLLIN : POLLIN | POLLOUT)});
+		w.push_back({c->fd.get(), static_cast<short>((full(*c) ? 0 : POLLIN) |
+							     (c->out.empty() ? 0 : POLLOUT))});
 	return w;
 }
 
@@ -328,6 +331,33 @@ void ApiServer::drop(int fd)
 	std::erase_if(clients_, [fd](const std::unique_ptr<Conn> &c) { return c->fd.get() == fd; });
 }
 
+void ApiServer::answer(Conn &c, const Store &store, const ApiInfo &info)
+{
+	// The bound is checked before each request, not after a whole read:
+	// once kMaxPending bytes wait, the rest of the requests wait too (in
+	// @c.in and the socket, which is no longer read) until the client
+	// reads its replies.  At most one reply more than the bound waits.
+	std::size_t nl;
+	while (!c.closing && !full(c) && (nl = c.in.find('\n')) != std::string::npos) {
+		std::string_view line(c.in.data(), nl);
+		if (!line.empty() && line.back() == '\r')
+			line.remove_suffix(1);
+		c.out += line_of(handle_request(line, store, info));
+		if (line.size() >= ppkit::kDaemonMaxRequest)
+			c.closing = true;	// oversized: answered, and hung up
+		c.in.erase(0, nl + 1);
+		peak_pending_ = std::max(peak_pending_, c.out.size());
+	}
+	if (!c.closing && c.in.size() >= ppkit::kDaemonMaxRequest &&
+	    c.in.find('\n') == std::string::npos) {
+		// No newline in sight: answer once, and hang up.
+		c.out += line_of(handle_request(c.in, store, info));
+		c.in.clear();
+		c.closing = true;
+		peak_pending_ = std::max(peak_pending_, c.out.size());
+	}
+}
+
 void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &info)
 {
 	if (fd == fd_.get()) {
@@ -339,7 +369,7 @@ void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &
 	if (it == clients_.end())
 		return;
 	Conn &c = **it;
-	if ((revents & POLLIN) && !c.closing) {
+	if ((revents & POLLIN) && !c.closing && !full(c)) {
 		char buf[8192];
 		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -348,32 +378,18 @@ void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &
 		}
 		if (n > 0)
 			c.in.append(buf, static_cast<std::size_t>(n));
-		std::size_t nl;
-		while (!c.closing && (nl = c.in.find('\n')) != std::string::npos) {
-			std::string_view line(c.in.data(), nl);
-			if (!line.empty() && line.back() == '\r')
-				line.remove_suffix(1);
-			c.out += line_of(handle_request(line, store, info));
-			if (line.size() >= ppkit::kDaemonMaxRequest)
-				c.closing = true;	// oversized: answered, and hung up
-			c.in.erase(0, nl + 1);
-		}
-		if (!c.closing && c.in.size() >= ppkit::kDaemonMaxRequest) {
-			// No newline in sight: answer once, and hang up.
-			c.out += line_of(handle_request(c.in, store, info));
-			c.in.clear();
-			c.closing = true;
-		}
-		if (c.out.size() > kMaxPending) {
-			drop(fd);
-			return;
-		}
 	}
 	if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
 		drop(fd);
 		return;
 	}
-	flush(c);
+	// Answer, send; as the client reads, the requests that waited.
+	for (;;) {
+		answer(c, store, info);
+		flush(c);
+		if (c.closing || !c.out.empty() || c.in.find('\n') == std::string::npos)
+			break;
+	}
 	if (c.closing && c.out.empty())
 		drop(fd);
 }
