@@ -63,6 +63,7 @@ refused 1 "ppctld: unknown option" $PPCTLD --frobnicate
 refused 1 "ppctld: interval 0" $PPCTLD -f --config /dev/null --interval 0
 refused 1 "ppctld: interval not a duration" $PPCTLD -f --config /dev/null --interval often
 refused 1 "ppctld: history shorter than the interval" $PPCTLD -f --config /dev/null --interval 10s --history 1s
+refused 1 "ppctld: history of 6,048,000 points a pool" $PPCTLD -f --config /dev/null --interval 100ms --history 7d
 refused 1 "ppctld: listen address without a port" $PPCTLD -f --config /dev/null --listen 127.0.0.1
 refused 1 "ppctld: port past 65535" $PPCTLD -f --config /dev/null --listen 127.0.0.1:99999
 refused 1 "ppctld: socket mode not octal" $PPCTLD -f --config /dev/null --socket-mode 999
