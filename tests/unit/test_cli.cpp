@@ -3,9 +3,14 @@
 // message, nothing asked of the kernel).
 #include <catch2/catch.hpp>
 
+#include <exception>
+#include <ios>
 #include <sstream>
+#include <stdexcept>
 
 #include "cli.h"
+#include "commands.h"
+#include "ppkit/error.h"
 
 using namespace ppctl;
 
@@ -377,4 +382,57 @@ TEST_CASE("--version prints ppkit's version and exits 0", "[cli]")
 	CHECK_FALSE(r.parsed.options);
 	CHECK(r.parsed.exit == 0);
 	CHECK(r.out == std::string(PPKIT_VERSION) + "\n");
+}
+
+TEST_CASE("errors: each kind has its exit status and message", "[cli]")
+{
+	auto report = [](std::exception_ptr e, std::string &msg, bool out_failed = false) {
+		std::ostringstream out, err;
+		if (out_failed)
+			out.setstate(std::ios::badbit);
+		int rc = -1;
+		try {
+			std::rethrow_exception(e);
+		} catch (...) {
+			rc = report_error(out, err);
+		}
+		msg = err.str();
+		return rc;
+	};
+	std::string msg;
+	CHECK(report(std::make_exception_ptr(UsageError("bad pool id 'x'")), msg) == kExitUsage);
+	CHECK(msg == "ppctl: bad pool id 'x'\n");
+	CHECK(report(std::make_exception_ptr(ppkit::Error(ppkit::Errc::Permission, "pool-set needs "
+							  "CAP_NET_ADMIN: run it as root")),
+		     msg) == kExitKernel);
+	CHECK(msg == "ppctl: pool-set needs CAP_NET_ADMIN: run it as root\n");
+	// A failed write of the output (the stream went bad) is not the
+	// kernel's doing.
+	CHECK(report(std::make_exception_ptr(std::ios_base::failure("basic_ios::clear")), msg,
+		     true) == kExitOutput);
+	CHECK(msg.starts_with("ppctl: cannot write the output"));
+	// Nor is a bug of ppctl's own: it says so.
+	CHECK(report(std::make_exception_ptr(std::logic_error("JsonWriter: a second top-level value")),
+		     msg) == kExitInternal);
+	CHECK(msg.starts_with("ppctl: internal error: JsonWriter: a second top-level value"));
+	CHECK_THAT(msg, Catch::Contains("please report"));
+	CHECK(report(std::make_exception_ptr(42), msg) == kExitInternal);
+	CHECK(msg.starts_with("ppctl: internal error"));
+	CHECK(kExitOutput != kExitKernel);
+	CHECK(kExitInternal != kExitKernel);
+}
+
+TEST_CASE("run(): output that cannot be written is an error", "[cli]")
+{
+	// A stream that refuses every byte, as /dev/full does.
+	struct Full : std::streambuf {
+		int overflow(int) override { return traits_type::eof(); }
+	} full;
+	std::ostream out(&full);
+	std::ostringstream err;
+	std::vector<const char *> args{"ppctl", "--version"};
+	CHECK(run(static_cast<int>(args.size()), args.data(), out, err) == kExitOutput);
+	CHECK(err.str().starts_with("ppctl: cannot write the output"));
+	// The stream is handed back as it came: no exceptions asked of it.
+	CHECK(out.exceptions() == std::ios::goodbit);
 }

@@ -457,7 +457,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.set_version_flag("--version", PPKIT_VERSION);
 	app.fallthrough();
 	app.get_formatter()->column_width(30);
-	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error.\n"
+	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error, 3 output not\n"
+		   "written, 4 internal error.\n"
 		   "See Documentation/ppctl.rst (JSON schema, every field).");
 
 	std::string source = "ppkit";
@@ -544,51 +545,128 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	return {o, kExitOk};
 }
 
-int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
+namespace {
+
+int run_command(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
 {
 	Parsed p = parse(argc, argv, out, err);
 	if (!p.options)
 		return p.exit;
 	const Options &o = *p.options;
-	try {
-		switch (o.command) {
-		case Command::List:
-			return cmd_list(o, out, err);
-		case Command::Stats:
-			return cmd_stats(o, out, err);
-		case Command::Set:
-			return cmd_set(o, out, err);
-		case Command::Monitor:
-			return cmd_monitor(o, out, err);
-		case Command::History:
-			return cmd_history(o, out, err);
-		case Command::Top:
-			return cmd_top(o, out, err);
-		case Command::SimList:
-		case Command::SimAdd:
-		case Command::SimDel:
-		case Command::SimSet:
-		case Command::SimGenStart:
-		case Command::SimGenStop:
-			return cmd_sim(o, out, err);
-		case Command::XdpAttach:
-		case Command::XdpDetach:
-		case Command::XdpStatus:
-			return cmd_xdp(o, out, err);
+	switch (o.command) {
+	case Command::List:
+		return cmd_list(o, out, err);
+	case Command::Stats:
+		return cmd_stats(o, out, err);
+	case Command::Set:
+		return cmd_set(o, out, err);
+	case Command::Monitor:
+		return cmd_monitor(o, out, err);
+	case Command::History:
+		return cmd_history(o, out, err);
+	case Command::Top:
+		return cmd_top(o, out, err);
+	case Command::SimList:
+	case Command::SimAdd:
+	case Command::SimDel:
+	case Command::SimSet:
+	case Command::SimGenStart:
+	case Command::SimGenStop:
+		return cmd_sim(o, out, err);
+	case Command::XdpAttach:
+	case Command::XdpDetach:
+	case Command::XdpStatus:
+		return cmd_xdp(o, out, err);
+	}
+	return kExitOk;
+}
+
+// The output fails loudly for as long as run() uses it: a failed write
+// throws where it happens, streaming commands included, instead of a
+// silent exit 0.  (What it throws is libstdc++'s std::__ios_failure, which
+// a catch of the C++11 ABI's std::ios_base::failure does not match: the
+// stream's badbit is what tells a failed write.)
+class ThrowOnFailure {
+public:
+	explicit ThrowOnFailure(std::ostream &out) : out_(out), old_(out.exceptions())
+	{
+		out_.exceptions(std::ios::badbit);
+	}
+	~ThrowOnFailure() { restore(); }
+	// Before the error is reported: std::cerr flushes std::cout (tie())
+	// before each write, which must not throw again.
+	void restore()
+	{
+		try {
+			out_.exceptions(old_);
+		} catch (const std::exception &) {
+			// A stream that asked for exceptions itself: reported already.
 		}
+	}
+	ThrowOnFailure(const ThrowOnFailure &) = delete;
+	ThrowOnFailure &operator=(const ThrowOnFailure &) = delete;
+
+private:
+	std::ostream &out_;
+	std::ios::iostate old_;
+};
+
+void flush_quietly(std::ostream &out)
+{
+	try {
+		out.flush();
+	} catch (const std::exception &) {
+		// The error being reported comes first.
+	}
+}
+
+constexpr const char *kReportBug = " (a bug in ppctl: please report it, with the command line)\n";
+
+}  // namespace
+
+int report_error(std::ostream &out, std::ostream &err)
+{
+	const int saved = errno;
+	try {
+		throw;
 	} catch (const UsageError &e) {
 		err << "ppctl: " << e.what() << "\n";
 		return kExitUsage;
 	} catch (const ppkit::Error &e) {
-		out.flush();
+		flush_quietly(out);
 		err << "ppctl: " << e.what() << "\n";
 		return kExitKernel;
-	} catch (const std::exception &e) {
-		out.flush();
-		err << "ppctl: " << e.what() << "\n";
-		return kExitKernel;
+	} catch (...) {
+		if (out.bad()) {
+			err << "ppctl: cannot write the output"
+			    << (saved ? std::string(": ") + std::strerror(saved) : std::string())
+			    << " (is the disk full, or the reader gone?)\n";
+			return kExitOutput;
+		}
 	}
-	return kExitOk;
+	// Anything else is ppctl's own failure, not the kernel's.
+	flush_quietly(out);
+	try {
+		throw;
+	} catch (const std::exception &e) {
+		err << "ppctl: internal error: " << e.what() << kReportBug;
+	} catch (...) {
+		err << "ppctl: internal error: an unknown exception" << kReportBug;
+	}
+	return kExitInternal;
+}
+
+int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
+{
+	ThrowOnFailure guard(out);
+	try {
+		int rc = run_command(argc, argv, out, err);
+		out.flush();
+		return rc;
+	} catch (...) {
+		guard.restore();
+		return report_error(out, err);
+	}
 }
 
 }  // namespace ppctl
