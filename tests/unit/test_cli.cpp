@@ -3,11 +3,13 @@
 // message, nothing asked of the kernel).
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <exception>
 #include <ios>
 #include <sstream>
 #include <stdexcept>
 
+#include "advice.h"
 #include "cli.h"
 #include "commands.h"
 #include "ppkit/error.h"
@@ -435,4 +437,43 @@ TEST_CASE("run(): output that cannot be written is an error", "[cli]")
 	CHECK(err.str().starts_with("ppctl: cannot write the output"));
 	// The stream is handed back as it came: no exceptions asked of it.
 	CHECK(out.exceptions() == std::ios::goodbit);
+}
+
+TEST_CASE("ppctl adds its own advice to libppkit's errors", "[cli]")
+{
+	auto said = [](const ppkit::Error &e, std::vector<const char *> args) {
+		args.insert(args.begin(), "ppctl");
+		std::ostringstream out, err;
+		Parsed p = parse(static_cast<int>(args.size()), args.data(), out, err);
+		REQUIRE(p.options);
+		ppkit::Error a = advised(e, *p.options);
+		CHECK(a.code() == e.code());
+		CHECK(a.sys_errno() == e.sys_errno());
+		CHECK(a.extack() == e.extack());
+		return std::string(a.what());
+	};
+	using ppkit::Source;
+	CHECK(said(ppkit::kernel_error(-ENOENT, "no such pool", {Source::Ppkit, "pool-set", 42}),
+		   {"set", "42", "--ring-size", "64"}) ==
+	      "no pool 42 (see ppctl list); kernel: no such pool");
+	CHECK(said(ppkit::kernel_error(-ENOENT, "", {Source::Netdev, "page-pool-get", 7}),
+		   {"-s", "netdev", "stats", "7"}) == "no pool 7 (see ppctl list --source netdev)");
+	CHECK_THAT(said(ppkit::family_missing(Source::Netdev), {"-s", "netdev", "list"}),
+		   Catch::EndsWith("(it needs Linux >= 6.8 for page pools): use --source ppkit"));
+	// Loading a module is not ppctl's to word: nothing added.
+	CHECK(said(ppkit::family_missing(Source::Ppkit), {"list"}) ==
+	      ppkit::family_missing(Source::Ppkit).what());
+	CHECK_THAT(said(ppkit::sim_kernel_error(-ENODEV, "no ppsim device", "dev-set", 1),
+			{"sim", "set", "lo", "--rx", "copy"}),
+		   Catch::StartsWith("lo is not a ppsim device (see ppctl sim list); kernel:"));
+	CHECK(said(ppkit::Error(ppkit::Errc::Kernel, "lo has a generic XDP program: detach it first",
+				EEXIST),
+		   {"xdp", "attach", "lo"}) ==
+	      "lo has a generic XDP program: detach it first (ppctl xdp detach lo --mode generic)");
+	CHECK(said(ppkit::Error(ppkit::Errc::NotSupported, "lo has no native XDP", EOPNOTSUPP),
+		   {"xdp", "attach", "lo"}) == "lo has no native XDP: try --mode generic");
+	CHECK_THAT(said(ppkit::Error(ppkit::Errc::DaemonMissing,
+				     "ppctld is not running (nothing listens on /x)"),
+			{"history", "3"}),
+		   Catch::EndsWith(": start it with 'systemctl start ppctld' or 'ppctld --foreground &'"));
 }

@@ -214,3 +214,12 @@ TEST_CASE("feed: a kernel without statistics is sampled from its pool list", "[p
 	REQUIRE(h->points.size() == 1);
 	CHECK(h->points[0].inflight == 40);
 }
+
+TEST_CASE("feed: ppctld words what to do about a missing family", "[ppctld][feed]")
+{
+	CHECK_THAT(explain(ppkit::family_missing(Source::Netdev)),
+		   Catch::StartsWith("this kernel has no netdev netlink family") &&
+			   Catch::EndsWith(": sample ppkit pools only with source = ppkit"));
+	CHECK(explain(ppkit::family_missing(Source::Ppkit)) ==
+	      ppkit::family_missing(Source::Ppkit).what());
+}

@@ -240,7 +240,8 @@ void Socket::join(int group)
 	int err = nl_socket_add_membership(sk_.get(), group);
 	if (err == -NLE_PERM)
 		throw Error(Errc::Permission,
-			    "watching pool events needs CAP_NET_ADMIN: run it as root", EPERM);
+			    "joining the notification group needs CAP_NET_ADMIN: run it as root",
+			    EPERM);
 	if (err < 0)
 		throw nl_failure("joining a multicast group", err);
 }

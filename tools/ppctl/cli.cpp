@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <linux/ppkit.h>
 
+#include "advice.h"
 #include "commands.h"
 #include "ppkit/error.h"
 
@@ -553,30 +554,35 @@ int run_command(int argc, const char *const *argv, std::ostream &out, std::ostre
 	if (!p.options)
 		return p.exit;
 	const Options &o = *p.options;
-	switch (o.command) {
-	case Command::List:
-		return cmd_list(o, out, err);
-	case Command::Stats:
-		return cmd_stats(o, out, err);
-	case Command::Set:
-		return cmd_set(o, out, err);
-	case Command::Monitor:
-		return cmd_monitor(o, out, err);
-	case Command::History:
-		return cmd_history(o, out, err);
-	case Command::Top:
-		return cmd_top(o, out, err);
-	case Command::SimList:
-	case Command::SimAdd:
-	case Command::SimDel:
-	case Command::SimSet:
-	case Command::SimGenStart:
-	case Command::SimGenStop:
-		return cmd_sim(o, out, err);
-	case Command::XdpAttach:
-	case Command::XdpDetach:
-	case Command::XdpStatus:
-		return cmd_xdp(o, out, err);
+	// libppkit says what failed; what to do next is ppctl's to say.
+	try {
+		switch (o.command) {
+		case Command::List:
+			return cmd_list(o, out, err);
+		case Command::Stats:
+			return cmd_stats(o, out, err);
+		case Command::Set:
+			return cmd_set(o, out, err);
+		case Command::Monitor:
+			return cmd_monitor(o, out, err);
+		case Command::History:
+			return cmd_history(o, out, err);
+		case Command::Top:
+			return cmd_top(o, out, err);
+		case Command::SimList:
+		case Command::SimAdd:
+		case Command::SimDel:
+		case Command::SimSet:
+		case Command::SimGenStart:
+		case Command::SimGenStop:
+			return cmd_sim(o, out, err);
+		case Command::XdpAttach:
+		case Command::XdpDetach:
+		case Command::XdpStatus:
+			return cmd_xdp(o, out, err);
+		}
+	} catch (const ppkit::Error &e) {
+		throw advised(e, o);
 	}
 	return kExitOk;
 }

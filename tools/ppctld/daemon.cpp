@@ -382,7 +382,7 @@ private:
 			b.was_up = true;
 			return true;
 		} catch (const ppkit::Error &e) {
-			down(b, e.what());
+			down(b, explain(e));
 			return false;
 		}
 	}
@@ -397,7 +397,7 @@ private:
 				log(LOG_NOTICE, "{} pools: notifications overran, reading the list again",
 				    ppkit::to_string(b.source));
 		} catch (const ppkit::Error &e) {
-			down(b, e.what());
+			down(b, explain(e));
 		}
 	}
 
@@ -424,7 +424,7 @@ private:
 					    a.what == Transition::Raised ? "raised" : "cleared", a.detail);
 			} catch (const ppkit::Error &e) {
 				failed = true;
-				down(b, e.what());
+				down(b, explain(e));
 			}
 		}
 		store_.count_round(

@@ -43,4 +43,11 @@ std::vector<AlertEvent> sample(Store &store, ppkit::Source source, Feed &feed,
 	return store.on_stats(source, std::move(stats), taken, realtime(), lookup);
 }
 
+std::string explain(const ppkit::Error &e)
+{
+	if (e.code() == ppkit::Errc::FamilyMissing && e.source() == ppkit::Source::Netdev)
+		return std::string(e.what()) + ": sample ppkit pools only with source = ppkit";
+	return e.what();
+}
+
 }  // namespace ppctld

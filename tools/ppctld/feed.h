@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "ppkit/error.h"
 #include "ppkit/types.h"
 #include "store.h"
 
@@ -57,5 +58,9 @@ std::size_t follow(Store &store, ppkit::Source source, Feed &feed);
 std::vector<AlertEvent> sample(Store &store, ppkit::Source source, Feed &feed,
 			       const std::function<std::chrono::steady_clock::time_point()> &now,
 			       const std::function<std::uint64_t()> &realtime);
+
+// A family's error as ppctld logs it: libppkit says what failed and why,
+// ppctld adds what to do in its own terms (its configuration).
+std::string explain(const ppkit::Error &e);
 
 }  // namespace ppctld
