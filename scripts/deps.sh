@@ -27,6 +27,7 @@ PKGS=(
 	catch2
 	libcivetweb-dev		# ppctld's metrics endpoint
 	curl wrk		# ppctld lab test: scrapes and a bounded /metrics load
+	prometheus		# promtool for contrib/prometheus's rule tests; the lab's Prometheus
 	# XDP programs (clang -target bpf, bpftool skeletons) and libbpf for ppctl xdp
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 	# ppsim lab traffic and the regression suite (the guest uses the host's userland)
@@ -124,7 +125,30 @@ export DEBIAN_FRONTEND=noninteractive
 update_lists
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
+	# No package of the list is installed to run as a service here (the lab
+	# starts its own Prometheus): a policy-rc.d that refuses every start
+	# keeps the postinst scripts from starting one (deb-systemd-invoke and
+	# invoke-rc.d ask it), unless the host has a policy of its own.
+	policy=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\n# scripts/deps.sh: no service starts while it installs\nexit 101\n' > "$policy"
+		chmod 755 "$policy"
+		trap 'rm -f "$policy"' EXIT
+	fi
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	[ -z "$policy" ] || { rm -f "$policy"; trap - EXIT; }
+	# ... nor at the next boot: Prometheus installed by deps.sh is for
+	# promtool and the lab (contrib/prometheus), not a host daemon.
+	if [[ " ${missing[*]} " = *" prometheus "* ]]; then
+		if [ -d /run/systemd/system ]; then
+			systemctl stop prometheus.service 2> /dev/null || true
+		else
+			/etc/init.d/prometheus stop > /dev/null 2>&1 || true
+		fi
+		# update-rc.d also removes the systemd unit's enablement
+		update-rc.d prometheus disable > /dev/null 2>&1 || true
+	fi
 fi
 prepare_drivers
 prepare_kernels

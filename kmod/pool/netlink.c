@@ -11,6 +11,7 @@
 #include <ppkit/compat.h>
 #include <uapi/linux/ppkit.h>
 #include "pool.h"
+#include "holders.h"
 
 static struct genl_family ppkit_nl_family;
 
@@ -39,6 +40,10 @@ static const struct nla_policy ppkit_pool_set_policy[PPKIT_A_POOL_REFILL_BATCH +
 	[PPKIT_A_POOL_RING_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &ppkit_ring_range),
 	[PPKIT_A_POOL_REFILL_BATCH] = NLA_POLICY_RANGE(NLA_U32, PPKIT_REFILL_BATCH_MIN,
 						       PPKIT_REFILL_BATCH_MAX),
+};
+
+static const struct nla_policy ppkit_holders_get_policy[PPKIT_A_HOLDERS_POOL_ID + 1] = {
+	[PPKIT_A_HOLDERS_POOL_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 static u32 ppkit_dma_dir(const struct ppb_pool *pool)
@@ -308,6 +313,97 @@ out:
 	return err;
 }
 
+static int ppkit_fill_holder(struct sk_buff *msg, const struct ppb_holder *r)
+{
+	struct nlattr *nest = nla_nest_start(msg, PPKIT_A_HOLDERS_HOLDER);
+
+	if (!nest ||
+	    nla_put_u32(msg, PPKIT_A_HOLDER_NETNS, r->netns) ||
+	    nla_put_u16(msg, PPKIT_A_HOLDER_FAMILY, r->family) ||
+	    nla_put_u16(msg, PPKIT_A_HOLDER_PROTOCOL, r->protocol) ||
+	    nla_put_u8(msg, PPKIT_A_HOLDER_STATE, r->state) ||
+	    (r->addr_len &&
+	     (nla_put(msg, PPKIT_A_HOLDER_LOCAL_ADDR, r->addr_len, r->local) ||
+	      nla_put_u16(msg, PPKIT_A_HOLDER_LOCAL_PORT, r->local_port) ||
+	      nla_put(msg, PPKIT_A_HOLDER_REMOTE_ADDR, r->addr_len, r->remote) ||
+	      nla_put_u16(msg, PPKIT_A_HOLDER_REMOTE_PORT, r->remote_port))) ||
+	    ppkit_put_u64(msg, PPKIT_A_HOLDER_INODE, r->inode, PPKIT_A_HOLDER_PAD) ||
+	    nla_put_u32(msg, PPKIT_A_HOLDER_UID, r->uid) ||
+	    nla_put_u32(msg, PPKIT_A_HOLDER_PAGES, r->pages) ||
+	    ppkit_put_u64(msg, PPKIT_A_HOLDER_OLDEST_MS, r->oldest_ms, PPKIT_A_HOLDER_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ppkit_fill_holders(struct sk_buff *msg, u32 id, const struct ppb_holders *h,
+			      struct genl_info *info)
+{
+	unsigned int i;
+	void *hdr;
+
+	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq, &ppkit_nl_family, 0,
+			  PPKIT_CMD_HOLDERS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, PPKIT_A_HOLDERS_POOL_ID, id) ||
+	    ppkit_put_u64(msg, PPKIT_A_HOLDERS_DRIVER_PAGES, h->driver, PPKIT_A_HOLDERS_PAD) ||
+	    nla_put_u32(msg, PPKIT_A_HOLDERS_LENT_PAGES, h->lent) ||
+	    nla_put_u32(msg, PPKIT_A_HOLDERS_HELD_PAGES, h->held))
+		goto cancel;
+	for (i = 0; i < PPB_HOLD_AGE_NR; i++)
+		if (nla_put_u32(msg, PPKIT_A_HOLDERS_HELD_10MS + i, h->age[i]))
+			goto cancel;
+	if (ppkit_put_u64(msg, PPKIT_A_HOLDERS_OLDEST_MS, h->oldest_ms, PPKIT_A_HOLDERS_PAD) ||
+	    ppkit_put_u64(msg, PPKIT_A_HOLDERS_ORPHANED, h->orphaned, PPKIT_A_HOLDERS_PAD) ||
+	    nla_put_u32(msg, PPKIT_A_HOLDERS_SOCKETS, h->sockets) ||
+	    nla_put_u32(msg, PPKIT_A_HOLDERS_UNATTRIBUTED, h->unattributed) ||
+	    (h->truncated && nla_put_flag(msg, PPKIT_A_HOLDERS_TRUNCATED)))
+		goto cancel;
+	for (i = 0; i < h->nr; i++)
+		if (ppkit_fill_holder(msg, &h->holders[i]))
+			goto cancel;
+	genlmsg_end(msg, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(msg, hdr);
+	return -EMSGSIZE;
+}
+
+static int ppkit_nl_holders_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ppb_holders *h;
+	struct sk_buff *msg;
+	u32 id;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, PPKIT_A_HOLDERS_POOL_ID)) {
+		NL_SET_ERR_MSG(info->extack, "no pool id: give the pool's id (see ppctl list)");
+		return -EINVAL;
+	}
+	id = nla_get_u32(info->attrs[PPKIT_A_HOLDERS_POOL_ID]);
+	h = kvzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	err = ppb_holders_get(id, h, info->extack);
+	if (err)
+		goto out;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + h->nr * 192, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = ppkit_fill_holders(msg, id, h, info);
+	if (err) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	err = genlmsg_reply(msg, info);
+out:
+	kvfree(h);
+	return err;
+}
+
 static const struct genl_ops ppkit_nl_ops[] = {
 	{
 		.cmd = PPKIT_CMD_POOL_GET,
@@ -328,6 +424,13 @@ static const struct genl_ops ppkit_nl_ops[] = {
 		.doit = ppkit_nl_pool_set_doit,
 		.policy = ppkit_pool_set_policy,
 		.maxattr = ARRAY_SIZE(ppkit_pool_set_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = PPKIT_CMD_HOLDERS_GET,
+		.doit = ppkit_nl_holders_get_doit,
+		.policy = ppkit_holders_get_policy,
+		.maxattr = ARRAY_SIZE(ppkit_holders_get_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -108,8 +108,12 @@ struct ppb_lent {
 	unsigned long since;	/* jiffies */
 };
 
-/* The FIFO of lent pages: PPB_LENT_PER_RING entries a ring entry. */
+/*
+ * The FIFO of lent pages: PPB_LENT_PER_RING entries a ring entry.  Freed
+ * after a grace period once replaced: holders-get reads it under RCU.
+ */
 struct ppb_lent_fifo {
+	struct rcu_head rcu;
 	u32 mask;
 	struct ppb_lent e[];
 };

@@ -19,6 +19,7 @@
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/jiffies.h>
+#include <linux/rcupdate.h>
 #include "pool.h"
 
 unsigned int ppb_lent_count(const struct ppb_pool *pool)
@@ -164,8 +165,8 @@ void ppb_lent_resize(struct ppb_pool *pool)
 			ppb_reclaim(pool, 1, true, false);
 	for (i = pool->lent_head; i != pool->lent_tail; i++)
 		new->e[i & new->mask] = old->e[i & old->mask];
-	pool->lent = new;
-	kvfree(old);
+	WRITE_ONCE(pool->lent, new);
+	kvfree_rcu(old, rcu);
 }
 
 /*

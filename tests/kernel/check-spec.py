@@ -83,6 +83,12 @@ compare('pool attributes', header_enum('PPKIT_A_POOL_UNSPEC'),
 compare('stats attributes', header_enum('PPKIT_A_STATS_UNSPEC'),
         spec_values(sets['stats']['attributes']), 'PPKIT_A_STATS_',
         skip=('PPKIT_A_STATS_UNSPEC', 'PPKIT_A_STATS_MAX'))
+compare('holders attributes', header_enum('PPKIT_A_HOLDERS_UNSPEC'),
+        spec_values(sets['holders']['attributes']), 'PPKIT_A_HOLDERS_',
+        skip=('PPKIT_A_HOLDERS_UNSPEC', 'PPKIT_A_HOLDERS_MAX'))
+compare('holder attributes', header_enum('PPKIT_A_HOLDER_UNSPEC'),
+        spec_values(sets['holder']['attributes']), 'PPKIT_A_HOLDER_',
+        skip=('PPKIT_A_HOLDER_UNSPEC', 'PPKIT_A_HOLDER_MAX'))
 compare('operations', header_enum('PPKIT_CMD_UNSPEC'),
         spec_values(SPEC['operations']['list']), 'PPKIT_CMD_',
         skip=('PPKIT_CMD_UNSPEC', 'PPKIT_CMD_MAX'))

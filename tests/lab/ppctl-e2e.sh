@@ -65,8 +65,10 @@ check "list without the module exits 2" test "$(rc nomod)" = 2
 check "and says how to load it" has nomod.err \
 	"pp_backport is not loaded: modprobe pp_backport (or insmod kmod/pool/pp_backport.ko)"
 run nomod_stats --json stats
-check "stats --json without the module exits 2, nothing on stdout" \
-	test "$(rc nomod_stats)" = 2 -a ! -s "$T/nomod_stats.out"
+check "stats --json without the module exits 2, the error as JSON on stdout" \
+	test "$(rc nomod_stats)" = 2 -a ! -s "$T/nomod_stats.err" -a \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"][:25])' \
+		"$T/nomod_stats.out")" = "pp_backport is not loaded"
 
 insmod "$BP" || { bad "insmod pp_backport"; finish; }
 insmod "$GEN" pools=$POOLS inflight=$INFLIGHT churn=$CHURN || { bad "insmod pp_poolgen"; finish; }
@@ -161,6 +163,45 @@ PY
 }
 check "allocated == released + orphaned + cache + ring + inflight; inflight - lent == $INFLIGHT" \
 	wait_for 10 conserved
+
+echo "== conventions: group-by, filters, sort, -p, JSON errors"
+run grp --json stats --group-by device
+show grp.out
+check "stats --group-by device --json: lo's $POOLS pools in one device" py "$T/grp.out" $POOLS "$IDS" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert g["command"] == "stats" and g["group_by"] == "device" and g["version"] == 1, g
+(d,) = g["devices"]
+assert d["ifindex"] == 1 and d["ifname"] == "lo" and d["pools"] == int(sys.argv[2]), d
+assert d["ids"] == sorted(int(i) for i in sys.argv[3].split()), d
+assert d["detached"] == 0 and d["derived"]["served"] > 0 and d["gauges"]["inflight"] > 0, d
+assert 0 <= d["rates"]["hit"] <= 1, d
+PY
+run grpt stats -g device
+show grpt.out
+check "stats -g device: a header and lo's line" test "$(grep -c "^lo/1 \+$POOLS \+0 " "$T/grpt.out")" = 1
+run filt list --owner pp_poolgen --state live --sort inflight --dev lo
+check "list --owner --state live --sort --dev: the $POOLS pools" test "$(wc -l < "$T/filt.out")" = $((POOLS + 1))
+run zomb list --state detached
+check "list --state detached: none" test "$(cat "$T/zomb.out")" = "no pools"
+run nown stats --owner nosuch
+check "stats --owner nosuch: none" test "$(cat "$T/nown.out")" = "no pools"
+run pretty -p list
+check "-p list: indented JSON" py "$T/pretty.out" $POOLS <<'PY'
+import json, sys
+t = open(sys.argv[1]).read()
+assert t.startswith('{\n    "command": "list",\n'), t[:80]
+assert len(json.loads(t)["pools"]) == int(sys.argv[2])
+PY
+run jerr --json stats 99999
+show jerr.out
+check "--json stats 99999: exit 2, the error as JSON on stdout with errno and extack" py "$T/jerr.out" "$T/jerr.err" "$(rc jerr)" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert sys.argv[3] == "2" and open(sys.argv[2]).read() == "", sys.argv[3]
+assert e == {"error": "no pool 99999 (see ppctl list); kernel: no such pool", "errno": 2,
+             "extack": "no such pool"}, e
+PY
 
 echo "== stats --interval"
 run iv stats --interval 1 --count 2

@@ -208,6 +208,8 @@ check "low-hit-rate raised in the metrics" wait_for 20 alert_is low-hit-rate 1
 check "... and logged once each through syslog" \
 	test "$(grep -c 'alert leak-suspect raised' "$T/syslog")" = 1 -a "$(grep -c 'alert low-hit-rate raised' "$T/syslog")" = 1
 grep "alert" "$T/syslog" | sed 's/^/# /'
+check "the leak-suspect alert names the socket that holds the pages" \
+	grep -q "alert leak-suspect raised: .*; udp 0.0.0.0:7778 (netns init, python3/$holder) holds" "$T/syslog"
 check "ppctl top shows them" sh -c "$PPCTL top -n 1 | grep -q leak-suspect"
 $PPCTL sim gen stop "$dev" > /dev/null
 kill $holder; wait $holder 2>/dev/null

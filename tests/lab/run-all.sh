@@ -15,7 +15,8 @@
 #   kernel  more of our kernel code: the race tests, ppsim's MTU changes,
 #           RSS and XDP paths (ppsim-mtu, -rss, -xdp), the fuzzer with a new
 #           random seed, the debug kernel's detectors;
-#   tools   the user-space tools and the lab itself: ppctld, DKMS, the lab's
+#   tools   the user-space tools and the lab itself: ppctld, Prometheus
+#           scraping it (contrib/), DKMS, the lab's
 #           exit status and splat detection;
 #   stress  tests/lab/stress/: load/unload cycles, everything at once on 4
 #           vCPUs, memory pressure and fault injection.
@@ -232,9 +233,11 @@ row ppsim-mtu                   kernel        -      300  $LAB --smp 2 --mem 153
 row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-rss.sh
 row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
 row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
+row holders                     kernel        debug  300  $LAB --smp 2 --mem 1536 -- tests/lab/holders.sh
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
 row ppctld                      tools         -      900  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
+row prometheus                  tools         -      600  $LAB --smp 2 --mem 1536 -- tests/lab/prometheus.sh
 row dkms                        tools:debian  long    900  tests/lab/dkms.sh
 row lab-exit-status             tools         -      120  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
 row lab-catches-splat           tools         -      450  tests/lab/splat-detect.sh

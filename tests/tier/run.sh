@@ -7,15 +7,17 @@
 # check: the kernel modules and the tools built (no warnings), the unit tests
 #   (Catch2), checkpatch --strict, sparse, the netlink spec against its uapi
 #   header (tests/kernel/static-checks.sh), shellcheck on scripts/ and tests/,
-#   the docs, and the lab's core boot (tests/lab/run-all.sh core: the core
-#   scenarios in one guest), which runs while the host-only steps do.
+#   contrib/'s Prometheus rules and Grafana queries (tests/tier/promtool.sh:
+#   promtool check and test rules), the docs, and the lab's core boot
+#   (tests/lab/run-all.sh core: the core scenarios in one guest), which runs
+#   while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
 #   matrix, static checks, load tests, the Orange Pi PC), the core boot also
 #   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after 6.1's,
 #   beside the host steps and the drivers), the board tarballs,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, as
 #   two guests side by side: extra-kernel, the race tests and ppsim's
-#   paths, and extra-rest, ppctld, the lab's own checks and the stress
+#   paths, and extra-rest, ppctld, Prometheus, the lab's own checks and the stress
 #   suite; the board tarballs beside them) and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
 #   on it (the selftest, the race tests, unload, the detectors' canary).
@@ -92,6 +94,7 @@ bgrun lab-core core_boots
 step unit host 600 tests/tier/unit.sh build/tools/tests/unit/ppkit-unit-tests
 step static-kernel host 900 tests/kernel/static-checks.sh
 step shellcheck host 300 tests/tier/shellcheck.sh
+step prometheus-rules host 120 tests/tier/promtool.sh
 step docs host 600 env DOCS_REQUIRE_BINARIES=1 tests/docs/run.sh
 if [ "$TIER" = test ]; then
 	step asan host 1800 make --no-print-directory test-asan

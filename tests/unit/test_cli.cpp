@@ -4,14 +4,22 @@
 #include <catch2/catch.hpp>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <ios>
 #include <sstream>
 #include <stdexcept>
 
+#include <fcntl.h>
+#include <net/if.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "advice.h"
 #include "cli.h"
 #include "commands.h"
+#include "format.h"
 #include "ppkit/error.h"
 
 using namespace ppctl;
@@ -146,11 +154,38 @@ TEST_CASE("ring size and refill batch limits", "[cli]")
 
 TEST_CASE("other usage errors", "[cli]")
 {
-	refused({}, "a command is required: list, stats, set, monitor, history, top, sim or xdp");
+	refused({}, "a command is required: list, stats, set, holders, monitor, history, top, sim or xdp");
 	refused({"frobnicate"}, "not expected: frobnicate");
 	refused({"list", "--bogus"}, "--bogus");
 	refused({"--source", "bsd", "list"}, "bsd");
 	refused({"-s", "all", "stats", "3"}, "pool ids are per source");
+}
+
+TEST_CASE("piped output: every column, exact numbers unless --human", "[cli]")
+{
+	auto layout = [](std::vector<const char *> args) {
+		auto r = parse_args(args);
+		REQUIRE(r.parsed.options);
+		// stdout on /dev/null, a descriptor that is no terminal.
+		fflush(stdout);
+		int saved = dup(STDOUT_FILENO);
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		REQUIRE(saved >= 0);
+		REQUIRE(null >= 0);
+		dup2(null, STDOUT_FILENO);
+		RenderOptions ro = render_options(*r.parsed.options, false);
+		dup2(saved, STDOUT_FILENO);
+		close(null);
+		close(saved);
+		return ro;
+	};
+	RenderOptions plain = layout({"list"});
+	CHECK(plain.raw);
+	CHECK(plain.width == kNoWidthLimit);
+	CHECK_FALSE(layout({"--human", "list"}).raw);
+	CHECK(layout({"-r", "list"}).raw);
+	CHECK(layout({"--human", "stats"}).width == kNoWidthLimit);
+	refused({"-r", "--human", "list"}, "--raw and --human exclude each other");
 }
 
 TEST_CASE("help fits a screen and exits 0", "[cli]")
@@ -476,4 +511,110 @@ TEST_CASE("ppctl adds its own advice to libppkit's errors", "[cli]")
 				     "ppctld is not running (nothing listens on /x)"),
 			{"history", "3"}),
 		   Catch::EndsWith(": start it with 'systemctl start ppctld' or 'ppctld --foreground &'"));
+}
+
+TEST_CASE("list and stats: filters, --sort, --group-by", "[cli][select]")
+{
+	auto r = parse_args({"stats", "--group-by", "device", "--owner", "mvneta", "--state",
+			     "detached", "--sort", "served", "--dev", "eth0"});
+	REQUIRE(r.parsed.options);
+	const Options &o = *r.parsed.options;
+	CHECK(o.group_by_device);
+	CHECK(o.filter.owner == "mvneta");
+	CHECK(o.filter.detached == true);
+	CHECK(o.pool_sort == SortKey::Served);
+	CHECK(o.dev == "eth0");
+
+	auto l = parse_args({"list", "-d", "lo", "--state", "live", "--sort", "inflight"});
+	REQUIRE(l.parsed.options);
+	CHECK(l.parsed.options->dev == "lo");
+	CHECK(l.parsed.options->filter.detached == false);
+	CHECK(l.parsed.options->pool_sort == SortKey::Inflight);
+	CHECK_FALSE(l.parsed.options->filter.owner);
+	// ynltool's and the issue's words for the states.
+	CHECK(parse_args({"list", "--state", "zombie"}).parsed.options->filter.detached == true);
+	CHECK(parse_args({"list", "--state", "attached"}).parsed.options->filter.detached == false);
+	// Defaults: every pool, by id, one line each.
+	auto d = parse_args({"stats"});
+	REQUIRE(d.parsed.options);
+	CHECK(d.parsed.options->pool_sort == SortKey::Id);
+	CHECK_FALSE(d.parsed.options->group_by_device);
+	CHECK_FALSE(d.parsed.options->filter.any());
+	CHECK_FALSE(parse_args({"stats", "-g", "pool"}).parsed.options->group_by_device);
+
+	refused({"stats", "--group-by", "queue"}, "bad group 'queue': expected pool or device");
+	refused({"stats", "--group-by", "device", "-i", "1"}, "takes no --interval or --long");
+	refused({"stats", "--group-by", "device", "--long"}, "takes no --interval or --long");
+	refused({"stats", "-g", "device", "--sort", "owner"}, "a device has no single owner");
+	refused({"list", "--sort", "served"}, "expected id, dev, owner, state or inflight");
+	refused({"stats", "--sort", "size"}, "expected id, dev, owner, state, inflight, served, hit or recycle");
+	refused({"list", "--state", "gone"}, "bad state 'gone': expected live or detached");
+}
+
+TEST_CASE("-n NETNS: the name, and what it applies to", "[cli]")
+{
+	auto r = parse_args({"-n", "blue", "list"});
+	REQUIRE(r.parsed.options);
+	CHECK(r.parsed.options->netns == "blue");
+	// Pools per namespace are the netdev family's: it is chosen for them.
+	CHECK(r.parsed.options->source == SourceSel::Netdev);
+	auto s = parse_args({"--netns", "blue", "sim", "list"});
+	REQUIRE(s.parsed.options);
+	CHECK(s.parsed.options->netns == "blue");
+	// top's own -n is still its count.
+	auto t = parse_args({"top", "-n", "3"});
+	REQUIRE(t.parsed.options);
+	CHECK(t.parsed.options->count == 3u);
+	CHECK(t.parsed.options->netns.empty());
+
+	refused({"-n", "a/b", "list"}, "bad network namespace name 'a/b'");
+	refused({"-n", "..", "sim", "list"}, "bad network namespace name '..'");
+	refused({"-n", "blue", "-s", "ppkit", "list"}, "use --source netdev");
+	refused({"-n", "blue", "-s", "all", "stats"}, "use --source netdev");
+	refused({"-n", "blue", "set", "1", "--ring-size", "64"}, "drop -n");
+	refused({"-n", "blue", "holders"}, "drop -n");
+	refused({"-n", "blue", "history", "1"}, "history and top take no -n");
+	refused({"-n", "blue", "top"}, "history and top take no -n");
+}
+
+TEST_CASE("-n NETNS that does not exist: a usage error", "[cli][host]")
+{
+	auto r = run_args({"-n", "ppkit-no-such-netns", "list"});
+	CHECK(r.exit == kExitUsage);
+	CHECK_THAT(r.err, Catch::Contains("no network namespace 'ppkit-no-such-netns' (see ip netns list)"));
+	auto j = run_args({"-j", "-n", "ppkit-no-such-netns", "list"});
+	CHECK(j.exit == kExitUsage);
+	CHECK_THAT(j.out, Catch::Contains("\"error\":\"no network namespace"));
+}
+
+TEST_CASE("-n NETNS enters the namespace, as ip -n does", "[cli][host][netns]")
+{
+	// Needs root and ip netns: the binary, in a child, so this process
+	// stays in its own namespace.
+	const char *ns = "ppkit-unit-netns";
+	std::string add = std::string("ip netns add ") + ns + " 2>/dev/null";
+	if (std::system(add.c_str()) != 0) {
+		WARN("ip netns add failed (not root?): -n not exercised");
+		return;
+	}
+	struct Del {
+		std::string cmd;
+		~Del() { (void)std::system(cmd.c_str()); }
+	} del{std::string("ip netns del ") + ns};
+	// A device of this namespace (lo is in every one): its ifindex is found
+	// here; an interface only outside it is not, inside it.
+	auto run = [](const std::string &args) {
+		std::string cmd = std::string("'") + PPKIT_PPCTL_BIN + "' " + args + " >/dev/null 2>&1";
+		int st = std::system(cmd.c_str());
+		return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	};
+	// (Not a usage error; exit 2 where the kernel has no netdev family.)
+	CHECK(run(std::string("-n ") + ns + " list --dev lo") != kExitUsage);
+	// The namespace has only lo: ifindex 2 is no interface there.
+	std::string second = "ppkit-none";
+	if (char name[IF_NAMESIZE]; if_indextoname(2, name))
+		second = name;
+	CHECK(run(std::string("-n ") + ns + " list --dev '" + second + "'") == kExitUsage);
+	if (second != "ppkit-none")	// ... while it is one here
+		CHECK(run(std::string("-s netdev list --dev '") + second + "'") != kExitUsage);
 }

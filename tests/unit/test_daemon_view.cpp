@@ -29,7 +29,7 @@ json row(std::uint32_t id, json alloc, json hit, std::vector<std::string> alerts
 {
 	return {{"id", id},	    {"source", "ppkit"}, {"owner", "ppsim"}, {"ifindex", 2},
 		{"ifname", "sim0"}, {"queue", id - 1},	 {"napi_id", nullptr}, {"state", "live"},
-		{"time_ns", 1},	    {"inflight", 100 * id}, {"alloc_per_s", alloc},
+		{"time_ns", 1},	    {"inflight", 100 * id}, {"served_per_s", alloc},
 		{"released_per_s", 0.0}, {"hit", hit}, {"recycle", 1.0}, {"alerts", alerts},
 		{"counters", json::object()}};
 }
@@ -66,7 +66,17 @@ TEST_CASE("history and top on the command line", "[cli][daemon]")
 	CHECK_FALSE(parse_args({"-s", "all", "history", "3"}, &err).options);
 	CHECK_THAT(err, Catch::Contains("pool ids are per source"));
 	CHECK_FALSE(parse_args({"top", "--sort", "size"}, &err).options);
-	CHECK_THAT(err, Catch::Contains("alloc, hit, recycle, inflight or id"));
+	CHECK_THAT(err, Catch::Contains("served, hit, recycle, inflight or id"));
+	// "alloc", the old name of "served", is still accepted (deprecated).
+	Parsed old = parse_args({"top", "--sort", "alloc"});
+	REQUIRE(old.options);
+	CHECK(old.options->sort == TopSort::Served);
+	Parsed dflt = parse_args({"top"});
+	REQUIRE(dflt.options);
+	CHECK(dflt.options->sort == TopSort::Served);
+	Parsed served = parse_args({"top", "--sort", "served"});
+	REQUIRE(served.options);
+	CHECK(served.options->sort == TopSort::Served);
 	CHECK_FALSE(parse_args({"top", "-i", "0"}, &err).options);
 }
 
@@ -88,24 +98,30 @@ TEST_CASE("top rows from ppctld's pools reply", "[daemon]")
 	CHECK(r.pool.ifname == "sim0");
 	CHECK(r.pool.queue == 2u);
 	CHECK(r.inflight == 300u);
-	CHECK(r.alloc_per_s == 1500.0);
+	CHECK(r.served_per_s == 1500.0);
 	CHECK(r.hit == 0.25);
 	CHECK(r.alerts == std::vector<std::string>{"low-hit-rate"});
 
 	TopRow n = top_row(row(4, nullptr, nullptr));
-	CHECK_FALSE(n.alloc_per_s);
+	CHECK_FALSE(n.served_per_s);
 	CHECK_FALSE(n.hit);
+
+	// A ppctld older than the name sends only "alloc_per_s".
+	json old = row(6, nullptr, 1.0);
+	old.erase("served_per_s");
+	old["alloc_per_s"] = 700.0;
+	CHECK(top_row(old).served_per_s == 700.0);
 
 	CHECK_THROWS_AS(top_row(json::array()), ppkit::Error);
 	json bad = row(5, "fast", 1.0);
 	CHECK_THROWS_AS(top_row(bad), ppkit::Error);
 }
 
-TEST_CASE("top sorts by allocation rate, pools without one last", "[daemon]")
+TEST_CASE("top sorts by pages served, pools without a rate last", "[daemon]")
 {
 	std::vector<TopRow> rows = {top_row(row(1, 10.0, 1.0)), top_row(row(2, nullptr, nullptr)),
 				    top_row(row(3, 900.0, 0.5)), top_row(row(4, 50.0, 0.9))};
-	sort_rows(rows, TopSort::Alloc);
+	sort_rows(rows, TopSort::Served);
 	CHECK(rows[0].pool.id == 3);
 	CHECK(rows[1].pool.id == 4);
 	CHECK(rows[2].pool.id == 1);
@@ -144,6 +160,8 @@ TEST_CASE("a top screen: summary, titles, as many pools as fit", "[daemon]")
 	CHECK(doc["from"] == "ppctld");
 	CHECK(doc["pools"].size() == 10);
 	CHECK(doc["pools"][1]["alerts"][0] == "leak-suspect");
+	CHECK(doc["pools"][1]["served_per_s"] == 200.0);
+	CHECK(doc["pools"][1]["alloc_per_s"] == 200.0);	// the deprecated alias
 }
 
 TEST_CASE("top's document with names that are not UTF-8", "[daemon][json]")
@@ -171,14 +189,21 @@ TEST_CASE("a history table and document from ppctld's reply", "[daemon]")
 		      {"interval_s", 1.0},
 		      {"pool", row(3, nullptr, nullptr)},
 		      {"points", json::array({
-					 {{"time_ns", 1'000'000'000ULL}, {"inflight", 640}, {"alloc_per_s", 2000.0},
+					 {{"time_ns", 1'000'000'000ULL}, {"inflight", 640}, {"served_per_s", 2000.0},
 					  {"released_per_s", 0.0}, {"hit", 1.0}, {"recycle", 1.0}},
-					 {{"time_ns", 2'000'000'000ULL}, {"inflight", 650}, {"alloc_per_s", nullptr},
+					 {{"time_ns", 2'000'000'000ULL}, {"inflight", 650}, {"served_per_s", nullptr},
 					  {"released_per_s", nullptr}, {"hit", nullptr}, {"recycle", nullptr}},
 				 })}};
 	std::string t = history_table(reply, {false, 100, false});
 	CHECK_THAT(t, Catch::Contains("pool 3 (ppkit) ppsim sim0/2 queue 2: live, 2 points"));
 	CHECK_THAT(t, Catch::Contains("2.0K") && Catch::Contains("100.0%"));
+	// From a ppctld older than the name: "alloc_per_s" is pages served.
+	json old = reply;
+	for (json &p : old["points"]) {
+		p["alloc_per_s"] = p["served_per_s"];
+		p.erase("served_per_s");
+	}
+	CHECK(history_table(old, {false, 100, false}) == t);
 	CHECK(std::count(t.begin(), t.end(), '\n') == 4);
 	json doc = history_doc(reply);
 	CHECK_FALSE(doc.contains("ok"));

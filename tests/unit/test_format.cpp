@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "format.h"
 
 using namespace ppctl;
@@ -66,4 +69,29 @@ TEST_CASE("terminal width: the tty, else COLUMNS, else 80", "[format]")
 	CHECK(terminal_width(-1) == 80);
 	if (old)
 		setenv("COLUMNS", saved.c_str(), 1);
+}
+
+TEST_CASE("layout: a terminal as asked, a pipe whole and exact", "[format]")
+{
+	// A terminal: its width; humanised unless --raw.
+	CHECK(layout_for(true, 100, false, false).width == 100);
+	CHECK_FALSE(layout_for(true, 100, false, false).raw);
+	CHECK(layout_for(true, 100, true, false).raw);
+	CHECK_FALSE(layout_for(true, 100, false, true).raw);
+	// Not a terminal: no width limit, whatever $COLUMNS says; exact
+	// numbers unless --human.
+	CHECK(layout_for(false, 0, false, false).width == kNoWidthLimit);
+	CHECK(layout_for(false, 0, false, false).raw);
+	CHECK(layout_for(false, 0, true, false).raw);
+	CHECK_FALSE(layout_for(false, 0, false, true).raw);
+
+	// A real descriptor that is no terminal: /dev/null.
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	REQUIRE(fd >= 0);
+	setenv("COLUMNS", "40", 1);
+	Layout l = layout_of(fd, false, false);
+	unsetenv("COLUMNS");
+	close(fd);
+	CHECK(l.width == kNoWidthLimit);
+	CHECK(l.raw);
 }

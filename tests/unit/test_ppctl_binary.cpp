@@ -154,3 +154,15 @@ TEST_CASE("the ppctl binary fails when its output cannot be written", "[binary]"
 	CHECK(r.exit == 3);
 	CHECK(r.output.find("ppctl: cannot write the output: No space left on device") == 0);
 }
+
+TEST_CASE("the ppctl binary: -j -p errors are indented JSON on stdout", "[binary][json]")
+{
+	// 2>/dev/null: stdout alone.
+	Ran r = run_ppctl("-j -p history 1 --socket /nonexistent/ppctld.sock 2>/dev/null; :");
+	CHECK_THAT(r.output, Catch::StartsWith("{\n    \"errno\": ") &&
+				     Catch::Contains("\"error\": \"ppctld is not running"));
+	// stderr alone (the shell exits with ppctl's status).
+	Ran e = run_ppctl("-jp history 1 --socket /nonexistent/ppctld.sock 2>&1 >/dev/null; exit $?");
+	CHECK(e.exit == 2);
+	CHECK(e.output.empty());	// nothing on stderr
+}

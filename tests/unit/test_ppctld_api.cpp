@@ -181,8 +181,9 @@ TEST_CASE("api: pools", "[ppctld][api]")
 	const json &p = r["pools"][0];
 	CHECK(text::keys(p) == std::set<std::string>{"id", "source", "owner", "ifindex", "ifname",
 						     "queue", "napi_id", "state", "time_ns",
-						     "inflight", "alloc_per_s", "released_per_s",
-						     "hit", "recycle", "alerts", "counters"});
+						     "inflight", "served_per_s", "alloc_per_s",
+						     "released_per_s", "hit", "recycle", "alerts",
+						     "counters"});
 	CHECK(p["id"] == 3);
 	CHECK(p["source"] == "ppkit");
 	CHECK(p["owner"] == "mvneta");
@@ -194,7 +195,9 @@ TEST_CASE("api: pools", "[ppctld][api]")
 	CHECK(p["time_ns"] == kEpochRealtime + 13'000'000'000ULL);
 	CHECK(p["inflight"] == 14);
 	// 3000 pages in 2 s, 90% hits, 95% recycled, 150 released.
-	CHECK(p["alloc_per_s"].get<double>() == Approx(1500));
+	CHECK(p["served_per_s"].get<double>() == Approx(1500));
+	// The deprecated alias carries the same value.
+	CHECK(p["alloc_per_s"] == p["served_per_s"]);
 	CHECK(p["hit"].get<double>() == Approx(0.9));
 	CHECK(p["recycle"].get<double>() == Approx(0.95));
 	CHECK(p["released_per_s"].get<double>() == Approx(75));
@@ -209,6 +212,7 @@ TEST_CASE("api: pools", "[ppctld][api]")
 	CHECK(q["id"] == 4);
 	CHECK(q["hit"].is_null());
 	CHECK(q["recycle"].is_null());
+	CHECK(q["served_per_s"].is_null());
 	CHECK(q["alloc_per_s"].is_null());
 	CHECK(q["released_per_s"].is_null());
 	CHECK(q["inflight"] == 1);
@@ -234,8 +238,9 @@ TEST_CASE("api: history", "[ppctld][api]")
 	REQUIRE(r["points"].size() == 3);
 	const json &pts = r["points"];
 	for (const json &p : pts)
-		CHECK(text::keys(p) == std::set<std::string>{"time_ns", "inflight", "alloc_per_s",
-							     "released_per_s", "hit", "recycle"});
+		CHECK(text::keys(p) == std::set<std::string>{"time_ns", "inflight", "served_per_s",
+							     "alloc_per_s", "released_per_s", "hit",
+							     "recycle"});
 	// Oldest first.
 	CHECK(pts[0]["time_ns"] == kEpochRealtime + 10'000'000'000ULL);
 	CHECK(pts[1]["time_ns"] == kEpochRealtime + 11'000'000'000ULL);
@@ -243,11 +248,13 @@ TEST_CASE("api: history", "[ppctld][api]")
 	CHECK(pts[0]["inflight"] == 10);
 	CHECK(pts[2]["inflight"] == 14);
 	// The first point has no window: null rates, never NaN.
-	for (const char *k : {"alloc_per_s", "released_per_s", "hit", "recycle"})
+	for (const char *k : {"served_per_s", "alloc_per_s", "released_per_s", "hit", "recycle"})
 		CHECK(pts[0][k].is_null());
 	// 2000 pages in 1 s, then 3000 in 2 s.
-	CHECK(pts[1]["alloc_per_s"].get<double>() == Approx(2000));
-	CHECK(pts[2]["alloc_per_s"].get<double>() == Approx(1500));
+	CHECK(pts[1]["served_per_s"].get<double>() == Approx(2000));
+	CHECK(pts[2]["served_per_s"].get<double>() == Approx(1500));
+	for (const json &p : pts)
+		CHECK(p["alloc_per_s"] == p["served_per_s"]);	// the deprecated alias
 	CHECK(pts[2]["hit"].get<double>() == Approx(0.9).epsilon(1e-6));
 	CHECK(pts[2]["recycle"].get<double>() == Approx(0.95).epsilon(1e-6));
 	// The reply is valid JSON text, NaN-free.

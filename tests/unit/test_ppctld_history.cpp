@@ -128,7 +128,7 @@ TEST_CASE("history: a point keeps its values, NaN included", "[ppctld][history]"
 {
 	History h(2);
 	Point p = at(5, 42);
-	p.alloc_per_s = 1000.5f;
+	p.served_per_s = 1000.5f;
 	p.released_per_s = 2.0f;
 	p.hit = 0.75f;
 	h.push(p);
@@ -136,12 +136,12 @@ TEST_CASE("history: a point keeps its values, NaN included", "[ppctld][history]"
 	auto v = h.since(0);
 	REQUIRE(v.size() == 2);
 	CHECK(v[0].inflight == 42);
-	CHECK(v[0].alloc_per_s == 1000.5f);
+	CHECK(v[0].served_per_s == 1000.5f);
 	CHECK(v[0].released_per_s == 2.0f);
 	CHECK(v[0].hit == 0.75f);
 	CHECK(std::isnan(v[0].recycle));
 	CHECK(std::isnan(v[1].hit));
-	CHECK(std::isnan(v[1].alloc_per_s));
+	CHECK(std::isnan(v[1].served_per_s));
 }
 
 TEST_CASE("history: set_capacity() keeps the newest points that fit", "[ppctld][history]")

@@ -263,7 +263,7 @@ TEST_CASE("store: a source without statistics is sampled from its pool list",
 	CHECK(pts[1].t_ds == 20);
 	CHECK(std::isnan(pts[1].hit));
 	CHECK(std::isnan(pts[1].recycle));
-	CHECK(std::isnan(pts[1].alloc_per_s));
+	CHECK(std::isnan(pts[1].served_per_s));
 
 	const Row *r = f.row(3, Source::Netdev);
 	REQUIRE(r);
@@ -297,7 +297,7 @@ TEST_CASE("store: rates from two samples", "[ppctld][store]")
 		REQUIRE(r);
 		CHECK_FALSE(r->hit);
 		CHECK_FALSE(r->recycle);
-		CHECK_FALSE(r->alloc_per_s);
+		CHECK_FALSE(r->served_per_s);
 		CHECK_FALSE(r->released_per_s);
 		CHECK(r->stats.get(Counter::AllocFast) == 300);
 		CHECK(r->realtime_ns == f.realtime(10));
@@ -307,7 +307,7 @@ TEST_CASE("store: rates from two samples", "[ppctld][store]")
 		CHECK(pts[0].inflight == 20);
 		CHECK(std::isnan(pts[0].hit));
 		CHECK(std::isnan(pts[0].recycle));
-		CHECK(std::isnan(pts[0].alloc_per_s));
+		CHECK(std::isnan(pts[0].served_per_s));
 		CHECK(std::isnan(pts[0].released_per_s));
 	}
 	SECTION("the second one has them all")
@@ -324,8 +324,8 @@ TEST_CASE("store: rates from two samples", "[ppctld][store]")
 		REQUIRE(r->recycle);
 		CHECK(*r->recycle == Approx(0.95));
 		// 1000 pages served, 50 released, in 2 s
-		REQUIRE(r->alloc_per_s);
-		CHECK(*r->alloc_per_s == Approx(500));
+		REQUIRE(r->served_per_s);
+		CHECK(*r->served_per_s == Approx(500));
 		REQUIRE(r->released_per_s);
 		CHECK(*r->released_per_s == Approx(25));
 		CHECK(r->stats.get(Counter::AllocFast) == 900);
@@ -342,7 +342,7 @@ TEST_CASE("store: rates from two samples", "[ppctld][store]")
 		CHECK(pts[1].inflight == 25);
 		CHECK(pts[1].hit == Approx(0.9));
 		CHECK(pts[1].recycle == Approx(0.95));
-		CHECK(pts[1].alloc_per_s == Approx(500));
+		CHECK(pts[1].served_per_s == Approx(500));
 		CHECK(pts[1].released_per_s == Approx(25));
 		CHECK(f.store.realtime_of(pts[1].t_ds) == f.realtime(12));
 	}
@@ -354,12 +354,12 @@ TEST_CASE("store: rates from two samples", "[ppctld][store]")
 		REQUIRE(r);
 		CHECK_FALSE(r->hit);
 		CHECK_FALSE(r->recycle);
-		REQUIRE(r->alloc_per_s);
-		CHECK(*r->alloc_per_s == 0);
+		REQUIRE(r->served_per_s);
+		CHECK(*r->served_per_s == 0);
 		auto pts = f.points(1);
 		REQUIRE(pts.size() == 2);
 		CHECK(std::isnan(pts[1].hit));
-		CHECK(pts[1].alloc_per_s == 0);
+		CHECK(pts[1].served_per_s == 0);
 	}
 }
 
@@ -378,12 +378,12 @@ TEST_CASE("store: idle windows in a row, then traffic again", "[ppctld][store]")
 		INFO("t " << t);
 		CHECK_FALSE(r->hit);
 		CHECK_FALSE(r->recycle);
-		REQUIRE(r->alloc_per_s);
-		CHECK(*r->alloc_per_s == 0);
+		REQUIRE(r->served_per_s);
+		CHECK(*r->served_per_s == 0);
 		REQUIRE(r->released_per_s);
 		CHECK(*r->released_per_s == 0);
 		CHECK(std::isnan(f.points(1).back().hit));
-		CHECK(f.points(1).back().alloc_per_s == 0);
+		CHECK(f.points(1).back().served_per_s == 0);
 	}
 	// kA -> kB again, from kB plus the same traffic: 1000 pages in 2 s.
 	Traffic c = kB;
@@ -405,14 +405,14 @@ TEST_CASE("store: idle windows in a row, then traffic again", "[ppctld][store]")
 	CHECK(*r->hit == Approx(0.9));
 	REQUIRE(r->recycle);
 	CHECK(*r->recycle == Approx(0.95));
-	REQUIRE(r->alloc_per_s);
-	CHECK(*r->alloc_per_s == Approx(500));
+	REQUIRE(r->served_per_s);
+	CHECK(*r->served_per_s == Approx(500));
 	REQUIRE(r->released_per_s);
 	CHECK(*r->released_per_s == Approx(25));
 	// ... and the next idle window has no rates again.
 	f.sample(19, {stats(1, c)});
 	CHECK_FALSE(f.row(1)->hit);
-	CHECK(*f.row(1)->alloc_per_s == 0);
+	CHECK(*f.row(1)->served_per_s == 0);
 	CHECK(f.points(1).size() == 8);
 }
 
@@ -436,12 +436,12 @@ TEST_CASE("store: a counter that goes down gives a point without rates", "[ppctl
 	REQUIRE(r);
 	CHECK_FALSE(r->hit);
 	CHECK_FALSE(r->recycle);
-	CHECK_FALSE(r->alloc_per_s);
+	CHECK_FALSE(r->served_per_s);
 	CHECK_FALSE(r->released_per_s);
 	auto pts = f.points(1);
 	REQUIRE(pts.size() == 3);
 	CHECK(pts[2].inflight == 7);
-	for (float v : {pts[2].hit, pts[2].recycle, pts[2].alloc_per_s, pts[2].released_per_s})
+	for (float v : {pts[2].hit, pts[2].recycle, pts[2].served_per_s, pts[2].released_per_s})
 		CHECK(std::isnan(v));
 
 	// The next window starts from the new counters.
@@ -451,14 +451,14 @@ TEST_CASE("store: a counter that goes down gives a point without rates", "[ppctl
 	REQUIRE(r);
 	REQUIRE(r->hit);
 	CHECK(*r->hit == Approx(0.8));
-	REQUIRE(r->alloc_per_s);
-	CHECK(*r->alloc_per_s == Approx(100));
+	REQUIRE(r->served_per_s);
+	CHECK(*r->served_per_s == Approx(100));
 	pts = f.points(1);
 	REQUIRE(pts.size() == 4);
 	for (const Point &p : pts) {
 		CHECK_FALSE(p.hit < 0);
 		CHECK_FALSE(p.recycle < 0);
-		CHECK_FALSE(p.alloc_per_s < 0);
+		CHECK_FALSE(p.served_per_s < 0);
 		CHECK_FALSE(p.released_per_s < 0);
 	}
 }

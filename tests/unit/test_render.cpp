@@ -3,9 +3,12 @@
 // Documentation/ppctl.rst: these tests pin its field names).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <sstream>
 
+#include "format.h"
 #include "render.h"
 #include "text.h"
 
@@ -88,6 +91,9 @@ TEST_CASE("ppctl list: one aligned line per pool", "[render]")
 		CHECK_THAT(x, Catch::StartsWith(" 1") || Catch::StartsWith(" 2") ||
 				      Catch::StartsWith("ID"));
 	}
+	// Piped (no width limit): every column, however many.
+	CHECK(lines(pools_table(pools, {true, kNoWidthLimit, false}))[0] ==
+	      "ID  OWNER       DEV   QUEUE  NAPI   NODE  ORDER  RING  INFLIGHT  STATE");
 }
 
 TEST_CASE("ppctl stats: counters and cumulative rates", "[render]")
@@ -103,6 +109,17 @@ TEST_CASE("ppctl stats: counters and cumulative rates", "[render]")
 		CHECK(x.size() <= 80);
 	}
 	CHECK_THAT(stats_table({busy(1)}, {false, 60, false}), Catch::Contains("RECYCLE"));
+	// Piped: no column left out, exact numbers (layout_for()).
+	{
+		Layout piped = layout_for(false, 0, false, false);
+		auto p = lines(stats_table({busy(1)}, {piped.raw, piped.width, false}));
+		std::istringstream h(p[0]);
+		std::vector<std::string> titles{std::istream_iterator<std::string>(h), {}};
+		CHECK(titles == std::vector<std::string>{"ID", "DEV", "Q", "SERVED", "HIT", "RECYCLE",
+							 "ALLOCATED", "RELEASED", "ORPHANED", "LENT",
+							 "INFLIGHT", "CACHE", "RING", "STATE"});
+		CHECK_THAT(p[1], Catch::Contains("10000") && !Catch::Contains("10K"));
+	}
 
 	Sample bare;	// a pool whose family has no page counters
 	bare.pool = pool(3);
@@ -255,9 +272,46 @@ TEST_CASE("JSON: interval, event and set documents", "[render][json]")
 	CHECK(ev["pool"]["id"] == 9);
 	CHECK(ev.dump().find('\n') == std::string::npos);	// one object per line
 
+	json lost = lost_doc(Source::Netdev, 77);
+	CHECK(keys(lost) == std::set<std::string>{"command", "event", "source", "time_ns", "version"});
+	CHECK(lost["command"] == "monitor");
+	CHECK(lost["event"] == "lost");
+	CHECK(lost["source"] == "netdev");
+	CHECK(lost["time_ns"] == 77);
+
 	json st = set_doc(pool(2));
 	CHECK(st["command"] == "set");
 	CHECK(st["pool"]["ring_size"] == 1024);
+}
+
+TEST_CASE("monitor: lost events are a JSON record on stdout", "[render][json]")
+{
+	Event a, b;
+	a.kind = Event::Kind::Add;
+	a.pool = pool(1);
+	b.kind = Event::Kind::Del;
+	b.pool = pool(2);
+	RenderOptions ro;
+	// --json: the events, then the "lost" record, one object per line.
+	std::string j = monitor_output({a, b}, 10, true, Source::Ppkit, true, ro, 5);
+	std::istringstream in(j);
+	std::vector<json> docs;
+	for (std::string l; std::getline(in, l);)
+		docs.push_back(json::parse(l));
+	REQUIRE(docs.size() == 3);
+	CHECK(docs[0]["event"] == "add");
+	CHECK(docs[1]["event"] == "del");
+	CHECK(docs[2] == lost_doc(Source::Ppkit, 5));
+	// Nothing lost: no record; --count's limit cuts events, not the record.
+	CHECK(monitor_output({a, b}, 10, false, Source::Ppkit, true, ro, 5).find("lost") ==
+	      std::string::npos);
+	std::string cut = monitor_output({a, b}, 1, true, Source::Ppkit, true, ro, 5);
+	CHECK(std::count(cut.begin(), cut.end(), '\n') == 2);
+	CHECK_THAT(cut, Catch::Contains("\"event\":\"lost\""));
+	// Tables: the note goes to stderr (cmd_monitor), stdout has the lines.
+	std::string t = monitor_output({a, b}, 10, true, Source::Ppkit, false, ro, 5);
+	CHECK(std::count(t.begin(), t.end(), '\n') == 2);
+	CHECK(t.find("lost") == std::string::npos);
 }
 
 TEST_CASE("JSON: documents are written as one line, pool by pool", "[render][json]")

@@ -11,7 +11,8 @@
 _ppctl_takes_arg()
 {
 	case "$1" in
-	-s | --source | -d | --dev | -i | --interval | -c | --count | -n | \
+	-s | --source | -d | --dev | -i | --interval | -c | --count | -n | --netns | \
+	--owner | --state | -g | --group-by | \
 	--ring-size | --refill-batch | --since | --socket | --sort | \
 	--rx-queues | --tx-queues | --pool | --rx | --sync | --prefetch | \
 	--cache | --numa-rule | --frag | --irq-cpu | --rate | --size | --ethertype | \
@@ -71,7 +72,7 @@ _ppctl()
 	local prev=''
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local ppctl=${COMP_WORDS[0]}
-	local global='-h --help --version -s --source -j --json -r --raw'
+	local global='-h --help --version -s --source -n --netns -j --json -p --pretty -r --raw --human'
 	local cmd='' sub='' subsub='' source='' npos=0 i w
 	COMPREPLY=()
 
@@ -102,7 +103,24 @@ _ppctl()
 	-s | --source)
 		_ppctl_reply -W 'ppkit netdev all'; return ;;
 	--sort)
-		_ppctl_reply -W 'alloc hit recycle inflight id'; return ;;
+		case $cmd in
+		top) _ppctl_reply -W 'served hit recycle inflight id' ;;
+		list) _ppctl_reply -W 'id dev owner state inflight' ;;
+		*) _ppctl_reply -W 'id dev owner state inflight served hit recycle' ;;
+		esac
+		return ;;
+	--state)
+		_ppctl_reply -W 'live detached'; return ;;
+	-g | --group-by)
+		_ppctl_reply -W 'pool device'; return ;;
+	--netns)
+		_ppctl_reply -W "$(ls /run/netns 2> /dev/null)"; return ;;
+	-n)
+		# top's -n is its count; elsewhere, the namespace.
+		[[ $cmd == top ]] || _ppctl_reply -W "$(ls /run/netns 2> /dev/null)"
+		return ;;
+	--owner)
+		return ;;
 	-d | --dev)
 		_ppctl_reply -W "$(_ppctl_ifnames)"; return ;;
 	--pool)
@@ -132,7 +150,7 @@ _ppctl()
 		return ;;
 	--socket)
 		_ppctl_reply -f; return ;;
-	-i | --interval | -c | --count | -n | --ring-size | --refill-batch | --since | \
+	-i | --interval | -c | --count | --ring-size | --refill-batch | --since | \
 	--rx-queues | --tx-queues | --rate | --size | --dst-port)
 		return ;;	# a number or a duration
 	esac
@@ -141,10 +159,12 @@ _ppctl()
 	if [[ $cur == -* ]]; then
 		local opts=$global
 		# --source belongs to the pool commands: sim and xdp refuse it.
-		[[ $cmd == sim || $cmd == xdp ]] && opts='-h --help -j --json -r --raw'
+		[[ $cmd == sim || $cmd == xdp ]] && opts='-h --help -n --netns -j --json -p --pretty -r --raw --human'
 		case "$cmd/$sub/$subsub" in
-		stats/*) opts+=' -d --dev -i --interval -c --count -l --long' ;;
+		list/*) opts+=' -d --dev --owner --state --sort' ;;
+		stats/*) opts+=' -d --dev --owner --state --sort -g --group-by -i --interval -c --count -l --long' ;;
 		set/*) opts+=' --ring-size --refill-batch' ;;
+		holders/*) opts+=' -d --dev' ;;
 		monitor/*) opts+=' -c --count' ;;
 		history/*) opts+=' --since --socket' ;;
 		top/*) opts+=' -i --interval -n --count --sort --socket' ;;
@@ -161,14 +181,14 @@ _ppctl()
 	# Commands, then their positional arguments.
 	case "$cmd/$sub/$subsub" in
 	//)
-		_ppctl_reply -W 'list stats set monitor history top sim xdp' ;;
+		_ppctl_reply -W 'list stats set holders monitor history top sim xdp' ;;
 	sim//)
 		_ppctl_reply -W 'list add del set gen' ;;
 	sim/gen/)
 		_ppctl_reply -W 'start stop' ;;
 	xdp//)
 		_ppctl_reply -W 'attach detach status' ;;
-	stats/*)
+	stats/* | holders/*)
 		_ppctl_reply -W "$(_ppctl_pool_ids "$ppctl" "$source")" ;;
 	set/* | history/*)
 		[ $npos -eq 0 ] &&

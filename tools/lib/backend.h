@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "ppkit/holders.h"
 #include "ppkit/types.h"
 
 namespace ppkit::detail {
@@ -22,6 +23,7 @@ public:
 	virtual std::optional<Stats> stats(std::uint32_t id) = 0;
 	virtual bool has_stats() = 0;
 	virtual void set(std::uint32_t id, const PoolSettings &s) = 0;
+	virtual Holders holders(std::uint32_t id) = 0;
 };
 
 std::unique_ptr<Backend> make_backend(Source source);

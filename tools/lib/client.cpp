@@ -134,6 +134,15 @@ public:
 					   {Source::Ppkit, "pool-set", id});
 	}
 
+	Holders holders(std::uint32_t id) override
+	{
+		ErrorContext ctx{Source::Ppkit, "holders-get", id};
+		return only(collect<Holders>(sock_, wire::ppkit_holders_get(family_, id),
+					     [](nl_msg *m) { return wire::ppkit_parse_holders(m); },
+					     ctx),
+			    ctx);
+	}
+
 private:
 	nl::Socket sock_;
 	int family_ = 0;
@@ -218,6 +227,13 @@ public:
 	{
 		throw Error(Errc::NotSupported,
 			    "the netdev family cannot change a page_pool: only ppkit pools can be set");
+	}
+
+	Holders holders(std::uint32_t) override
+	{
+		throw Error(Errc::NotSupported,
+			    "the netdev family does not say who holds a page_pool's pages: "
+			    "only ppkit pools (pp_backport) can be asked");
 	}
 
 private:
@@ -374,6 +390,11 @@ std::vector<Sample> Client::sample(const Filter &filter)
 	std::sort(out.begin(), out.end(),
 		  [](const Sample &a, const Sample &b) { return a.pool.id < b.pool.id; });
 	return out;
+}
+
+Holders Client::holders(std::uint32_t id)
+{
+	return impl_->holders(id);
 }
 
 Pool Client::set(std::uint32_t id, const PoolSettings &settings)

@@ -5,6 +5,8 @@
 
 #include <array>
 
+#include <arpa/inet.h>
+
 #include <linux/ppkit.h>
 
 #include <fmt/format.h>
@@ -129,6 +131,121 @@ nl::MsgPtr ppkit_pool_set(int family, std::uint32_t id, const PoolSettings &s)
 	if (s.refill_batch)
 		nl::put_u32(msg.get(), PPKIT_A_POOL_REFILL_BATCH, *s.refill_batch);
 	return msg;
+}
+
+nl::MsgPtr ppkit_holders_get(int family, std::uint32_t id)
+{
+	auto msg = nl::genl_request(family, PPKIT_CMD_HOLDERS_GET, PPKIT_FAMILY_VERSION, 0);
+	nl::put_u32(msg.get(), PPKIT_A_HOLDERS_POOL_ID, id);
+	return msg;
+}
+
+namespace {
+
+// An address attribute as text: 4 bytes IPv4, 16 IPv6.
+std::string addr_text(nlattr *a)
+{
+	if (!a)
+		return {};
+	char buf[INET6_ADDRSTRLEN] = {};
+	int len = nla_len(a);
+	if ((len != 4 && len != 16) ||
+	    !inet_ntop(len == 4 ? AF_INET : AF_INET6, nla_data(a), buf, sizeof(buf)))
+		throw Error(Errc::Protocol, "malformed holder address from the kernel");
+	return buf;
+}
+
+Holder parse_holder(nlattr *nest)
+{
+	static const auto policy = [] {
+		std::array<nla_policy, PPKIT_A_HOLDER_MAX + 1> a{};
+		a[PPKIT_A_HOLDER_NETNS] = u32p;
+		a[PPKIT_A_HOLDER_FAMILY] = fixed(NLA_U16, 2);
+		a[PPKIT_A_HOLDER_PROTOCOL] = fixed(NLA_U16, 2);
+		a[PPKIT_A_HOLDER_STATE] = fixed(NLA_U8, 1);
+		a[PPKIT_A_HOLDER_LOCAL_PORT] = fixed(NLA_U16, 2);
+		a[PPKIT_A_HOLDER_REMOTE_PORT] = fixed(NLA_U16, 2);
+		a[PPKIT_A_HOLDER_INODE] = u64p;
+		a[PPKIT_A_HOLDER_UID] = u32p;
+		a[PPKIT_A_HOLDER_PAGES] = u32p;
+		a[PPKIT_A_HOLDER_OLDEST_MS] = u64p;
+		return a;
+	}();
+	std::array<nlattr *, PPKIT_A_HOLDER_MAX + 1> tb{};
+	if (int err = nla_parse_nested(tb.data(), PPKIT_A_HOLDER_MAX, nest,
+				       const_cast<nla_policy *>(policy.data()));
+	    err < 0)
+		throw Error(Errc::Protocol,
+			    fmt::format("malformed holder from the kernel: {}", nl_geterror(err)));
+	Holder h;
+	h.netns = opt_u32(tb[PPKIT_A_HOLDER_NETNS]).value_or(0);
+	if (tb[PPKIT_A_HOLDER_FAMILY])
+		h.family = nla_get_u16(tb[PPKIT_A_HOLDER_FAMILY]);
+	if (tb[PPKIT_A_HOLDER_PROTOCOL])
+		h.protocol = nla_get_u16(tb[PPKIT_A_HOLDER_PROTOCOL]);
+	if (tb[PPKIT_A_HOLDER_STATE])
+		h.state = nla_get_u8(tb[PPKIT_A_HOLDER_STATE]);
+	h.local = addr_text(tb[PPKIT_A_HOLDER_LOCAL_ADDR]);
+	h.remote = addr_text(tb[PPKIT_A_HOLDER_REMOTE_ADDR]);
+	if (tb[PPKIT_A_HOLDER_LOCAL_PORT])
+		h.local_port = nla_get_u16(tb[PPKIT_A_HOLDER_LOCAL_PORT]);
+	if (tb[PPKIT_A_HOLDER_REMOTE_PORT])
+		h.remote_port = nla_get_u16(tb[PPKIT_A_HOLDER_REMOTE_PORT]);
+	h.inode = opt_u64(tb[PPKIT_A_HOLDER_INODE]).value_or(0);
+	h.uid = opt_u32(tb[PPKIT_A_HOLDER_UID]).value_or(0);
+	h.pages = opt_u32(tb[PPKIT_A_HOLDER_PAGES]).value_or(0);
+	h.oldest_ms = opt_u64(tb[PPKIT_A_HOLDER_OLDEST_MS]).value_or(0);
+	return h;
+}
+
+}  // namespace
+
+Holders ppkit_parse_holders(nl_msg *msg)
+{
+	static const auto policy = [] {
+		std::array<nla_policy, PPKIT_A_HOLDERS_MAX + 1> a{};
+		a[PPKIT_A_HOLDERS_POOL_ID] = u32p;
+		a[PPKIT_A_HOLDERS_DRIVER_PAGES] = u64p;
+		a[PPKIT_A_HOLDERS_LENT_PAGES] = u32p;
+		a[PPKIT_A_HOLDERS_HELD_PAGES] = u32p;
+		for (int t = PPKIT_A_HOLDERS_HELD_10MS; t <= PPKIT_A_HOLDERS_HELD_LONGER; t++)
+			a[t] = u32p;
+		a[PPKIT_A_HOLDERS_OLDEST_MS] = u64p;
+		a[PPKIT_A_HOLDERS_ORPHANED] = u64p;
+		a[PPKIT_A_HOLDERS_SOCKETS] = u32p;
+		a[PPKIT_A_HOLDERS_UNATTRIBUTED] = u32p;
+		a[PPKIT_A_HOLDERS_TRUNCATED].type = NLA_FLAG;
+		a[PPKIT_A_HOLDERS_HOLDER].type = NLA_NESTED;
+		return a;
+	}();
+	const nlmsghdr *nlh = nlmsg_hdr(msg);
+	std::array<nlattr *, PPKIT_A_HOLDERS_MAX + 1> tb{};
+	parse(nlh, tb, policy, "holders");
+	if (!tb[PPKIT_A_HOLDERS_POOL_ID])
+		throw Error(Errc::Protocol, "holders message from the kernel without a pool id");
+
+	Holders h;
+	h.pool_id = nla_get_u32(tb[PPKIT_A_HOLDERS_POOL_ID]);
+	h.driver_pages = opt_u64(tb[PPKIT_A_HOLDERS_DRIVER_PAGES]).value_or(0);
+	h.lent_pages = opt_u32(tb[PPKIT_A_HOLDERS_LENT_PAGES]).value_or(0);
+	h.held_pages = opt_u32(tb[PPKIT_A_HOLDERS_HELD_PAGES]).value_or(0);
+	for (std::size_t i = 0; i < h.held_age.size(); i++)
+		h.held_age[i] = opt_u32(tb[PPKIT_A_HOLDERS_HELD_10MS + i]).value_or(0);
+	h.oldest_ms = opt_u64(tb[PPKIT_A_HOLDERS_OLDEST_MS]).value_or(0);
+	h.orphaned = opt_u64(tb[PPKIT_A_HOLDERS_ORPHANED]).value_or(0);
+	h.sockets = opt_u32(tb[PPKIT_A_HOLDERS_SOCKETS]).value_or(0);
+	h.unattributed = opt_u32(tb[PPKIT_A_HOLDERS_UNATTRIBUTED]).value_or(0);
+	h.truncated = tb[PPKIT_A_HOLDERS_TRUNCATED] != nullptr;
+	// The holders are a repeated attribute: the parse above kept only the last.
+	auto *gh = static_cast<genlmsghdr *>(nlmsg_data(nlh));
+	nlattr *pos;
+	int rem;
+	nla_for_each_attr(pos, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem)
+	{
+		if (nla_type(pos) == PPKIT_A_HOLDERS_HOLDER)
+			h.holders.push_back(parse_holder(pos));
+	}
+	return h;
 }
 
 Pool ppkit_parse_pool(nl_msg *msg)

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "nl.h"
+#include "ppkit/holders.h"
 #include "ppkit/types.h"
 
 namespace ppkit::wire {
@@ -20,6 +21,11 @@ nl::MsgPtr ppkit_stats_get(int family, std::optional<std::uint32_t> id,
 			   std::optional<std::uint32_t> ifindex);
 // PPKIT_CMD_POOL_SET.  Throws Error(InvalidArgument) if @s sets nothing.
 nl::MsgPtr ppkit_pool_set(int family, std::uint32_t id, const PoolSettings &s);
+
+// PPKIT_CMD_HOLDERS_GET (CAP_NET_ADMIN): who holds pool @id's pages.
+nl::MsgPtr ppkit_holders_get(int family, std::uint32_t id);
+// Its reply; Error(Protocol) if malformed.
+Holders ppkit_parse_holders(nl_msg *msg);
 
 // A pool-get reply or a pool notification; Error(Protocol) if malformed.
 Pool ppkit_parse_pool(nl_msg *msg);

@@ -6,7 +6,10 @@
 #include <charconv>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -15,6 +18,7 @@
 
 #include "advice.h"
 #include "commands.h"
+#include "json_out.h"
 #include "ppkit/error.h"
 
 namespace ppctl {
@@ -46,12 +50,15 @@ std::string alternatives(const std::vector<std::string> &names)
 	return s;
 }
 
-// One of @names, with a message that lists them.
-CLI::Validator one_of(const char *what, std::vector<std::string> names)
+// One of @names, with a message that lists them; @deprecated names are
+// accepted but not listed.
+CLI::Validator one_of(const char *what, std::vector<std::string> names,
+		      std::vector<std::string> deprecated = {})
 {
 	return CLI::Validator(
 		[=](std::string &s) -> std::string {
-			if (std::find(names.begin(), names.end(), s) != names.end())
+			if (std::find(names.begin(), names.end(), s) != names.end() ||
+			    std::find(deprecated.begin(), deprecated.end(), s) != deprecated.end())
 				return {};
 			return "bad " + std::string(what) + " '" + s + "': expected " +
 			       alternatives(names);
@@ -288,28 +295,51 @@ void add_xdp_commands(Options &o, SimXdpCli &c)
 
 // The other commands' options, and where they land.
 struct MainCli {
-	CLI::App *list, *stats, *set, *mon, *hist, *top;
+	CLI::App *list, *stats, *set, *holders, *mon, *hist, *top;
 	double interval = 0, top_iv = 1;
 	std::uint64_t count = 0, events = 0, frames = 0;
 	std::uint32_t ring = 0, batch = 0;
-	std::string since, sort = "alloc";
+	std::string since, sort = "served";
+	std::string pool_sort = "id", state, group_by = "pool";
 	CLI::Option *iv = nullptr, *ring_opt = nullptr, *batch_opt = nullptr,
 		    *events_opt = nullptr, *since_opt = nullptr, *top_iv_opt = nullptr,
 		    *frames_opt = nullptr;
 };
+
+// list's and stats' filters and --sort (@keys: the sort keys it takes).
+void add_selection(CLI::App *cmd, Options &o, MainCli &m, std::vector<std::string> keys)
+{
+	cmd->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
+	cmd->add_option_function<std::string>(
+		   "--owner", [&o](const std::string &v) { o.filter.owner = v; },
+		   "only pools of this driver or module")
+		->type_name("NAME");
+	cmd->add_option("--state", m.state, "only live (attached) or detached (zombie) pools")
+		->check(one_of("state", {"live", "detached"}, {"attached", "zombie"}))
+		->type_name("STATE");
+	std::string help = "order by " + alternatives(keys) + " (default id)";
+	cmd->add_option("--sort", m.pool_sort, help)->check(one_of("sort key", keys))->type_name("KEY");
+}
 
 // Each command's options are added when it is on the command line, as
 // sim's are (add_sim()): --help and every other command build none of them.
 void add_main(CLI::App &app, Options &o, MainCli &m)
 {
 	m.list = app.add_subcommand("list", "pools, one per line");
+	m.list->preparse_callback([&o, &m](std::size_t) {
+		add_selection(m.list, o, m, {"id", "dev", "owner", "state", "inflight"});
+	});
 
 	m.stats = app.add_subcommand("stats", "counters and hit/recycle rates");
 	m.stats->preparse_callback([&o, &m](std::size_t) {
 		CLI::App *stats = m.stats;
 		stats->add_option("POOL_ID", o.ids, "pools to show (default: all)")
 			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
-		stats->add_option("-d,--dev", o.dev, "only pools of this interface")->type_name("IFNAME");
+		add_selection(stats, o, m,
+			      {"id", "dev", "owner", "state", "inflight", "served", "hit", "recycle"});
+		stats->add_option("-g,--group-by", m.group_by, "pool (default) or device: sum each device's pools")
+			->check(one_of("group", {"pool", "device"}))
+			->type_name("WHAT");
 		m.iv = stats->add_option("-i,--interval", m.interval,
 					 "per-interval rates every SEC seconds, like vmstat")
 			       ->check(CLI::Range(0.01, 86400.0))
@@ -336,6 +366,15 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 				      ->type_name("N");
 	});
 
+	m.holders = app.add_subcommand("holders",
+				       "who holds each pool's pages: driver, stack, which sockets (root)");
+	m.holders->preparse_callback([&o, &m](std::size_t) {
+		m.holders->add_option("POOL_ID", o.ids, "pools to ask about (default: all)")
+			->check(uint_check("pool id", 1, UINT32_MAX, " (see ppctl list)"));
+		m.holders->add_option("-d,--dev", o.dev, "only pools of this interface")
+			->type_name("IFNAME");
+	});
+
 	m.mon = app.add_subcommand("monitor", "pool add/change/destroy events as they happen");
 	m.mon->preparse_callback([&m](std::size_t) {
 		m.events_opt = m.mon->add_option("-c,--count", m.events, "stop after N events")
@@ -358,7 +397,7 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 				      ->type_name("DURATION");
 		socket(m.hist);
 	});
-	m.top = app.add_subcommand("top", "pools by allocation rate, refreshed like top (q quits)");
+	m.top = app.add_subcommand("top", "pools by pages served, refreshed like top (q quits)");
 	m.top->preparse_callback([&m, socket](std::size_t) {
 		m.top_iv_opt = m.top->add_option("-i,--interval", m.top_iv,
 						 "refresh every SEC seconds (default 1)")
@@ -367,11 +406,64 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 		m.frames_opt = m.top->add_option("-n,--count", m.frames, "stop after N screens (batch use)")
 				       ->check(uint_check("count", 1, UINT32_MAX, ""))
 				       ->type_name("N");
-		m.top->add_option("--sort", m.sort, "alloc (default), hit, recycle, inflight or id")
-			->check(one_of("sort key", {"alloc", "hit", "recycle", "inflight", "id"}))
+		// "alloc": the old name of "served", deprecated (it never meant
+		// pages from the page allocator).
+		m.top->add_option("--sort", m.sort, "served (default), hit, recycle, inflight or id")
+			->check(one_of("sort key", {"served", "hit", "recycle", "inflight", "id"},
+					{"alloc"}))
 			->type_name("KEY");
 		socket(m.top);
 	});
+}
+
+// CLI11's, but without the blank line it leaves for the group of hidden
+// options (--human's): --help stays within 24 lines.
+class HelpFormatter : public CLI::Formatter {
+public:
+	std::string make_help(const CLI::App *app, std::string name,
+			      CLI::AppFormatMode mode) const override
+	{
+		std::string s = CLI::Formatter::make_help(app, std::move(name), mode);
+		for (std::size_t p; (p = s.find("\n\n\n")) != std::string::npos;)
+			s.erase(p, 1);
+		return s;
+	}
+};
+
+// Why @name cannot name a network namespace of /run/netns, if it cannot.
+std::optional<std::string> netns_name_error(const std::string &name)
+{
+	if (name == "." || name == ".." || name.find('/') != std::string::npos ||
+	    name.find('\0') != std::string::npos)
+		return "bad network namespace name '" + name + "': a name in /run/netns " +
+		       "(see ip netns list)";
+	return std::nullopt;
+}
+
+// Whether the command line asks for JSON (-j, --json, -p, --pretty, or a
+// cluster of flags such as -jp), and if so whether pretty: how to report a
+// command line CLI11 could not parse.  Only flags that take no value may be
+// clustered, so a cluster is -j, -p and -r.
+std::optional<bool> json_asked(int argc, const char *const *argv)
+{
+	bool json = false, pretty = false;
+	for (int i = 1; i < argc; i++) {
+		std::string_view a = argv[i];
+		if (a == "--")
+			break;
+		if (a == "--json") {
+			json = true;
+		} else if (a == "--pretty") {
+			pretty = true;
+		} else if (a.size() > 1 && a[0] == '-' && a[1] != '-' &&
+			   a.find_first_not_of("jpr", 1) == std::string_view::npos) {
+			json |= a.find('j') != std::string_view::npos;
+			pretty |= a.find('p') != std::string_view::npos;
+		}
+	}
+	if (!json && !pretty)
+		return std::nullopt;
+	return pretty;
 }
 
 }  // namespace
@@ -457,17 +549,21 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.require_subcommand(0, 1);
 	app.set_version_flag("--version", PPKIT_VERSION);
 	app.fallthrough();
+	app.formatter(std::make_shared<HelpFormatter>());
 	app.get_formatter()->column_width(30);
-	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error, 3 output not\n"
-		   "written, 4 internal error.\n"
-		   "See Documentation/ppctl.rst (JSON schema, every field).");
+	app.footer("Exit status: 0 ok, 1 usage, 2 kernel, 3 output, 4 internal error; see ppctl(8).");
 
 	std::string source = "ppkit";
 	auto *source_opt = app.add_option("-s,--source", source, "ppkit (default), netdev (upstream, Linux >= 6.8), all")
-		->check(CLI::IsMember({"ppkit", "netdev", "all"}))
+		->check(one_of("source", {"ppkit", "netdev", "all"}))
 		->type_name("SRC");
 	app.add_flag("-j,--json", o.json, "JSON output (one object per line when streaming)");
-	app.add_flag("-r,--raw", o.raw, "exact numbers, not 1.2M");
+	app.add_flag("-p,--pretty", o.pretty, "indented JSON (implies --json)");
+	app.add_option("-n,--netns", o.netns, "run in network namespace NAME (/run/netns, as ip -n)")
+		->type_name("NAME");
+	app.add_flag("-r,--raw", o.raw, "exact numbers (default when piped; --human: 1.2M)");
+	// Named in --raw's line (HelpFormatter): --help stays within 24 lines.
+	app.add_flag("--human", o.human, "1.2M even when piped")->group("");
 
 	MainCli m;
 	add_main(app, o, m);
@@ -479,23 +575,45 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
+		// --help and --version are "errors" of exit code 0.
+		if (e.get_exit_code() != 0) {
+			if (auto j = json_asked(argc, argv)) {
+				out << error_doc(e.what(), 0, {}, *j);
+				return {std::nullopt, kExitUsage};
+			}
+		}
 		int code = app.exit(e, out, err);
 		return {std::nullopt, code == 0 ? kExitOk : kExitUsage};
 	}
+	if (o.pretty)
+		o.json = true;
 
 	o.source = source == "netdev" ? SourceSel::Netdev
 		 : source == "all"    ? SourceSel::All
 				      : SourceSel::Ppkit;
 	auto usage = [&](const std::string &msg) {
-		err << "ppctl: " << msg << "\nRun with --help for more information.\n";
+		if (o.json)
+			out << error_doc(msg, 0, {}, o.pretty);
+		else
+			err << "ppctl: " << msg << "\nRun with --help for more information.\n";
 		return Parsed{std::nullopt, kExitUsage};
 	};
+	if (o.raw && o.human)
+		return usage("--raw and --human exclude each other");
 	if (app.get_subcommands().empty())
-		return usage("a command is required: list, stats, set, monitor, history, top, sim or xdp");
+		return usage("a command is required: list, stats, set, holders, monitor, history, top, sim or xdp");
+	if (!o.netns.empty())
+		if (auto why = netns_name_error(o.netns))
+			return usage(*why);
 	if (sx.sim->parsed() || sx.xdp->parsed()) {
 		if (source_opt->count())
 			return usage("sim and xdp commands take no --source");
 		return parse_sim_xdp(o, sx, usage);
+	}
+	if (m.list->parsed() || m.stats->parsed()) {
+		o.pool_sort = *sort_key_by_name(m.pool_sort);
+		if (!m.state.empty())
+			o.filter.detached = m.state == "detached" || m.state == "zombie";
 	}
 	if (m.list->parsed()) {
 		o.command = Command::List;
@@ -505,12 +623,23 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.interval = m.interval;
 		if (m.count)
 			o.count = m.count;
+		o.group_by_device = m.group_by == "device";
+		if (o.group_by_device && (o.interval || o.long_form))
+			return usage("stats --group-by device sums cumulative counters: it takes no "
+				     "--interval or --long");
+		if (o.group_by_device &&
+		    (o.pool_sort == SortKey::Owner || o.pool_sort == SortKey::State))
+			return usage("stats --group-by device: a device has no single " +
+				     std::string(to_string(o.pool_sort)) +
+				     ": sort by dev, inflight, served, hit or recycle");
 	} else if (m.set->parsed()) {
 		o.command = Command::Set;
 		if (m.ring_opt->count())
 			o.ring_size = m.ring;
 		if (m.batch_opt->count())
 			o.refill_batch = m.batch;
+	} else if (m.holders->parsed()) {
+		o.command = Command::Holders;
 	} else if (m.hist->parsed()) {
 		o.command = Command::History;
 		if (m.since_opt->count())
@@ -527,7 +656,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			 : sort == "recycle"  ? TopSort::Recycle
 			 : sort == "inflight" ? TopSort::Inflight
 			 : sort == "id"	      ? TopSort::Id
-					      : TopSort::Alloc;
+					      : TopSort::Served;	// "served", or "alloc"
 		o.socket_given = m.top->count("--socket") > 0;
 	} else {
 		o.command = Command::Monitor;
@@ -535,10 +664,30 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 			o.count = m.events;
 	}
 
+	if (!o.netns.empty()) {
+		// ppkit's family answers in the initial namespace only; the
+		// kernel's own pools (netdev) are per namespace.
+		if (o.command == Command::Set || o.command == Command::Holders)
+			return usage("-n: set and holders ask ppkit's family, which answers in the "
+				     "initial network namespace only: drop -n");
+		bool pools = o.command == Command::List || o.command == Command::Stats ||
+			     o.command == Command::Monitor;
+		if (pools && !source_opt->count())
+			o.source = SourceSel::Netdev;
+		else if (pools && o.source != SourceSel::Netdev)
+			return usage("-n: ppkit's netlink family answers in the initial network "
+				     "namespace only; pools per namespace are the kernel's: use "
+				     "--source netdev (or drop -n)");
+		if (o.command == Command::History || o.command == Command::Top)
+			return usage("-n: ppctld samples the pools of its own namespace; history and "
+				     "top take no -n");
+	}
 	if (o.command == Command::Set && !o.ring_size && !o.refill_batch)
 		return usage("set: give --ring-size N and/or --refill-batch N");
 	if (o.command == Command::History && o.source == SourceSel::All)
 		return usage("history: pool ids are per source: give --source ppkit or --source netdev");
+	if (o.command == Command::Holders && o.source != SourceSel::Ppkit)
+		return usage("holders: only ppkit pools say who holds their pages (drop --source)");
 	if (o.command == Command::Set && o.source != SourceSel::Ppkit)
 		return usage("set: only ppkit pools can be changed (drop --source)");
 	if (o.command == Command::Stats && !o.ids.empty() && o.source == SourceSel::All)
@@ -548,73 +697,65 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 
 namespace {
 
-int run_command(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
+// An error, and the exit status for it: under --json a document on stdout
+// (error_doc(), as bpftool does), else "ppctl: MESSAGE" on stderr.
+int report(const Options &o, std::ostream &out, std::ostream &err, const std::string &message,
+	   int sys_errno, const std::string &extack, int exit)
 {
-	Parsed p = parse(argc, argv, out, err);
-	if (!p.options)
-		return p.exit;
-	const Options &o = *p.options;
-	// libppkit says what failed; what to do next is ppctl's to say.
-	try {
-		switch (o.command) {
-		case Command::List:
-			return cmd_list(o, out, err);
-		case Command::Stats:
-			return cmd_stats(o, out, err);
-		case Command::Set:
-			return cmd_set(o, out, err);
-		case Command::Monitor:
-			return cmd_monitor(o, out, err);
-		case Command::History:
-			return cmd_history(o, out, err);
-		case Command::Top:
-			return cmd_top(o, out, err);
-		case Command::SimList:
-		case Command::SimAdd:
-		case Command::SimDel:
-		case Command::SimSet:
-		case Command::SimGenStart:
-		case Command::SimGenStop:
-			return cmd_sim(o, out, err);
-		case Command::XdpAttach:
-		case Command::XdpDetach:
-		case Command::XdpStatus:
-			return cmd_xdp(o, out, err);
-		}
-	} catch (const ppkit::Error &e) {
-		throw advised(e, o);
+	out.flush();
+	if (o.json) {
+		// A document left half written ends its line first (-p's buffer).
+		if (auto *pb = dynamic_cast<PrettyJsonBuf *>(out.rdbuf()))
+			pb->finish();
+		out << error_doc(message, sys_errno, extack, false) << std::flush;
+	} else {
+		err << "ppctl: " << message << "\n";
 	}
-	return kExitOk;
+	return exit;
 }
 
-// The output fails loudly for as long as run() uses it: a failed write
+// The output streams fail loudly while a command runs: a failed write
 // throws where it happens, streaming commands included, instead of a
 // silent exit 0.  (What it throws is libstdc++'s std::__ios_failure, which
-// a catch of the C++11 ABI's std::ios_base::failure does not match: the
-// stream's badbit is what tells a failed write.)
-class ThrowOnFailure {
+// a catch of the C++11 ABI's std::ios_base::failure does not match: a
+// stream's badbit is what tells a failed write.)  restore() before any
+// error is written: std::cerr flushes std::cout (tie()) first, which must
+// not throw again.
+class OutputGuard {
 public:
-	explicit ThrowOnFailure(std::ostream &out) : out_(out), old_(out.exceptions())
+	OutputGuard() = default;
+	~OutputGuard() { restore(); }
+	OutputGuard(const OutputGuard &) = delete;
+	OutputGuard &operator=(const OutputGuard &) = delete;
+
+	void watch(std::ostream &s)
 	{
-		out_.exceptions(std::ios::badbit);
+		watched_.push_back({&s, s.exceptions()});
+		s.exceptions(std::ios::badbit);
 	}
-	~ThrowOnFailure() { restore(); }
-	// Before the error is reported: std::cerr flushes std::cout (tie())
-	// before each write, which must not throw again.
+	bool failed() const
+	{
+		return std::any_of(watched_.begin(), watched_.end(),
+				   [](const Watched &w) { return w.stream->bad(); });
+	}
 	void restore()
 	{
-		try {
-			out_.exceptions(old_);
-		} catch (const std::exception &) {
-			// A stream that asked for exceptions itself: reported already.
+		for (auto it = watched_.rbegin(); it != watched_.rend(); ++it) {
+			try {
+				it->stream->exceptions(it->old);
+			} catch (const std::exception &) {
+				// A stream that asked for exceptions itself: reported already.
+			}
 		}
+		watched_.clear();
 	}
-	ThrowOnFailure(const ThrowOnFailure &) = delete;
-	ThrowOnFailure &operator=(const ThrowOnFailure &) = delete;
 
 private:
-	std::ostream &out_;
-	std::ios::iostate old_;
+	struct Watched {
+		std::ostream *stream;
+		std::ios::iostate old;
+	};
+	std::vector<Watched> watched_;
 };
 
 void flush_quietly(std::ostream &out)
@@ -626,53 +767,151 @@ void flush_quietly(std::ostream &out)
 	}
 }
 
-constexpr const char *kReportBug = " (a bug in ppctl: please report it, with the command line)\n";
+struct Failure {
+	int exit;
+	std::string message;
+	int sys_errno = 0;
+	std::string extack;
+};
+
+// In a catch block: what the exception being handled means for the user.
+// @output_failed: an output stream went bad (the write that failed threw).
+Failure failure(bool output_failed, int saved_errno)
+{
+	try {
+		throw;
+	} catch (const UsageError &e) {
+		return {kExitUsage, e.what(), 0, {}};
+	} catch (const ppkit::Error &e) {
+		return {kExitKernel, e.what(), e.sys_errno(), e.extack()};
+	} catch (...) {
+		if (output_failed)
+			return {kExitOutput,
+				std::string("cannot write the output") +
+					(saved_errno ? std::string(": ") + std::strerror(saved_errno)
+						     : std::string()) +
+					" (is the disk full, or the reader gone?)",
+				0, {}};
+	}
+	// Anything else is ppctl's own failure, not the kernel's.
+	const char *report_bug = " (a bug in ppctl: please report it, with the command line)";
+	try {
+		throw;
+	} catch (const std::exception &e) {
+		return {kExitInternal, std::string("internal error: ") + e.what() + report_bug, 0, {}};
+	} catch (...) {
+		return {kExitInternal,
+			std::string("internal error: an unknown exception") + report_bug, 0, {}};
+	}
+}
+
+int run_command(const Options &o, std::ostream &out, std::ostream &err, OutputGuard &guard)
+{
+	try {
+		// libppkit says what failed; what to do next is ppctl's to say.
+		try {
+			if (!o.netns.empty())
+				enter_netns(o.netns);
+			switch (o.command) {
+			case Command::List:
+				return cmd_list(o, out, err);
+			case Command::Stats:
+				return cmd_stats(o, out, err);
+			case Command::Set:
+				return cmd_set(o, out, err);
+			case Command::Holders:
+				return cmd_holders(o, out, err);
+			case Command::Monitor:
+				return cmd_monitor(o, out, err);
+			case Command::History:
+				return cmd_history(o, out, err);
+			case Command::Top:
+				return cmd_top(o, out, err);
+			case Command::SimList:
+			case Command::SimAdd:
+			case Command::SimDel:
+			case Command::SimSet:
+			case Command::SimGenStart:
+			case Command::SimGenStop:
+				return cmd_sim(o, out, err);
+			case Command::XdpAttach:
+			case Command::XdpDetach:
+			case Command::XdpStatus:
+				return cmd_xdp(o, out, err);
+			}
+		} catch (const ppkit::Error &e) {
+			throw advised(e, o);
+		}
+	} catch (...) {
+		const int saved = errno;
+		const bool output_failed = guard.failed();
+		guard.restore();
+		Failure f = failure(output_failed, saved);
+		if (f.exit == kExitOutput) {
+			// Never a JSON error into the output that failed.
+			err << "ppctl: " << f.message << "\n";
+			return f.exit;
+		}
+		return report(o, out, err, f.message, f.sys_errno, f.extack, f.exit);
+	}
+	return kExitOk;
+}
 
 }  // namespace
 
 int report_error(std::ostream &out, std::ostream &err)
 {
 	const int saved = errno;
-	try {
-		throw;
-	} catch (const UsageError &e) {
-		err << "ppctl: " << e.what() << "\n";
-		return kExitUsage;
-	} catch (const ppkit::Error &e) {
+	Failure f = failure(out.bad(), saved);
+	if (f.exit != kExitOutput)
 		flush_quietly(out);
-		err << "ppctl: " << e.what() << "\n";
-		return kExitKernel;
-	} catch (...) {
-		if (out.bad()) {
-			err << "ppctl: cannot write the output"
-			    << (saved ? std::string(": ") + std::strerror(saved) : std::string())
-			    << " (is the disk full, or the reader gone?)\n";
-			return kExitOutput;
-		}
-	}
-	// Anything else is ppctl's own failure, not the kernel's.
-	flush_quietly(out);
-	try {
-		throw;
-	} catch (const std::exception &e) {
-		err << "ppctl: internal error: " << e.what() << kReportBug;
-	} catch (...) {
-		err << "ppctl: internal error: an unknown exception" << kReportBug;
-	}
-	return kExitInternal;
+	err << "ppctl: " << f.message << "\n";
+	return f.exit;
 }
 
 int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
 {
-	ThrowOnFailure guard(out);
+	OutputGuard guard;
+	guard.watch(out);
+	std::optional<Options> o;
 	try {
-		int rc = run_command(argc, argv, out, err);
-		out.flush();
-		return rc;
+		Parsed p = parse(argc, argv, out, err);
+		if (!p.options) {
+			out.flush();	// --help, --version
+			return p.exit;
+		}
+		o = std::move(p.options);
 	} catch (...) {
 		guard.restore();
 		return report_error(out, err);
 	}
+	int rc;
+	if (!o->pretty) {
+		rc = run_command(*o, out, err, guard);
+	} else {
+		// -p: each document re-indented on its way out, errors included.
+		PrettyJsonBuf buf(out);
+		std::ostream pretty(&buf);
+		guard.watch(pretty);
+		rc = run_command(*o, pretty, err, guard);
+		if (rc == kExitOutput)
+			return rc;	// said so already
+		try {
+			buf.finish();
+		} catch (...) {
+			guard.restore();
+			return report_error(out, err);
+		}
+		guard.restore();	// before ~PrettyJsonBuf writes what is left
+		guard.watch(out);
+	}
+	try {
+		out.flush();
+	} catch (...) {
+		guard.restore();
+		return report_error(out, err);
+	}
+	return rc;
 }
 
 }  // namespace ppctl

@@ -12,6 +12,7 @@
 #include "ppkit/daemon.h"
 #include "ppkit/sim.h"
 #include "ppkit/xdp.h"
+#include "select.h"
 
 namespace ppctl {
 
@@ -28,6 +29,7 @@ enum class Command {
 	List,
 	Stats,
 	Set,
+	Holders,
 	Monitor,
 	History,
 	Top,
@@ -47,7 +49,15 @@ struct Options {
 	Command command = Command::List;
 	SourceSel source = SourceSel::Ppkit;
 	bool json = false;
+	bool pretty = false;	// -p: indented JSON (implies json)
 	bool raw = false;
+	bool human = false;	// humanised numbers even when stdout is no terminal
+	// -n: the network namespace (/run/netns/NAME) to enter first
+	std::string netns;
+	// list and stats: which pools (with dev), in what order
+	PoolFilter filter;		// owner and state; dev by name below
+	SortKey pool_sort = SortKey::Id;
+	bool group_by_device = false;	// stats --group-by device
 	// stats
 	std::vector<std::uint32_t> ids;
 	std::string dev;
@@ -62,7 +72,7 @@ struct Options {
 	std::string socket = std::string(ppkit::kDaemonSocket);
 	bool socket_given = false;
 	std::optional<double> since;	// history: seconds back
-	TopSort sort = TopSort::Alloc;
+	TopSort sort = TopSort::Served;
 	// sim and xdp: the interface, by name in our network namespace
 	std::string ifname;
 	ppkit::SimNewDevice sim_new;	// sim add

@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <ctime>
 #include <iterator>
 #include <map>
 #include <ostream>
 
+#include <fcntl.h>
 #include <net/if.h>
+#include <sched.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "format.h"
+#include "group.h"
 #include "ppkit/client.h"
 #include "render.h"
 #include "signals.h"
@@ -38,7 +43,7 @@ std::uint64_t now_ns()
 
 RenderOptions render_options(const Options &o)
 {
-	return {o.raw, terminal_width(STDOUT_FILENO), o.source == SourceSel::All};
+	return render_options(o, o.source == SourceSel::All);
 }
 
 // Clients or monitors of the families to ask.  With --source all, a
@@ -81,13 +86,50 @@ std::optional<std::uint32_t> dev_index(const std::string &dev)
 	return ifindex_of(dev);
 }
 
-void note_no_stats(std::ostream &err)
+// @instead: what is shown in their place.
+void note_no_stats(std::ostream &err, const char *instead = "listing its pools instead")
 {
 	err << "ppctl: this kernel has no page_pool stats (its netdev family has no "
-	       "page-pool-stats-get: CONFIG_PAGE_POOL_STATS=n); listing its pools instead\n";
+	       "page-pool-stats-get: CONFIG_PAGE_POOL_STATS=n); "
+	    << instead << "\n";
 }
 
 }  // namespace
+
+RenderOptions render_options(const Options &o, bool show_source)
+{
+	Layout l = layout_of(STDOUT_FILENO, o.raw, o.human);
+	return {l.raw, l.width, show_source};
+}
+
+void enter_netns(const std::string &name)
+{
+	const std::string path = "/run/netns/" + name;
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			throw UsageError(fmt::format("no network namespace '{}' (see ip netns list)",
+						     name));
+		throw ppkit::Error(e == EACCES || e == EPERM ? Errc::Permission : Errc::System,
+				   fmt::format("cannot open {}: {}", path, std::strerror(e)), e);
+	}
+	int r = setns(fd, CLONE_NEWNET);
+	int e = errno;
+	close(fd);
+	if (r < 0) {
+		if (e == EPERM)
+			throw ppkit::Error(Errc::Permission,
+					   fmt::format("entering network namespace '{}' needs "
+						       "CAP_SYS_ADMIN: run it as root",
+						       name),
+					   e);
+		throw ppkit::Error(Errc::System,
+				   fmt::format("cannot enter network namespace '{}' ({}): {}", name,
+					       path, std::strerror(e)),
+				   e);
+	}
+}
 
 std::uint32_t ifindex_of(const std::string &name)
 {
@@ -108,6 +150,10 @@ int cmd_list(const Options &o, std::ostream &out, std::ostream &err)
 			pools.insert(pools.end(), std::make_move_iterator(v.begin()),
 				     std::make_move_iterator(v.end()));
 	}
+	PoolFilter f = o.filter;
+	f.ifindex = dev_index(o.dev);
+	std::erase_if(pools, [&](const ppkit::Pool &p) { return !f.matches(p); });
+	sort_rows_by(pools, o.pool_sort, [](const ppkit::Pool &p) { return fields_of(p); });
 	if (o.json)
 		write_list_doc(out, pools);
 	else if (pools.empty())
@@ -126,10 +172,13 @@ int stats_once(const Options &o, std::vector<Client> &clients, const ppkit::Filt
 	std::vector<std::pair<Source, bool>> sources;
 	for (Client &c : clients) {
 		auto v = c.sample(f);
+		std::erase_if(v, [&](const ppkit::Sample &s) { return !o.filter.matches(s.pool); });
 		bool has = c.has_stats();
 		sources.emplace_back(c.source(), has);
 		if (!has)
-			note_no_stats(err);
+			note_no_stats(err, o.group_by_device ? "its pools count with their pages in "
+							       "flight only"
+							     : "listing its pools instead");
 		auto &to = has ? with : without;
 		if (to.empty())
 			to = std::move(v);
@@ -137,13 +186,30 @@ int stats_once(const Options &o, std::vector<Client> &clients, const ppkit::Filt
 			to.insert(to.end(), std::make_move_iterator(v.begin()),
 				  std::make_move_iterator(v.end()));
 	}
-	if (o.json) {
+	auto by_key = [](const ppkit::Sample &s) { return fields_of(s); };
+	if (o.json || o.group_by_device) {
 		std::vector<ppkit::Sample> all = std::move(with);
 		all.insert(all.end(), std::make_move_iterator(without.begin()),
 			   std::make_move_iterator(without.end()));
+		if (o.group_by_device) {
+			auto groups = group_by_device(all);
+			sort_groups(groups, o.pool_sort);
+			if (o.json)
+				out << device_doc(groups, sources, now_ns())
+					       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+				    << "\n";
+			else if (groups.empty())
+				out << "no pools\n";
+			else
+				out << device_table(groups, render_options(o));
+			return kExitOk;
+		}
+		sort_rows_by(all, o.pool_sort, by_key);
 		write_stats_doc(out, all, sources, now_ns());
 		return kExitOk;
 	}
+	sort_rows_by(with, o.pool_sort, by_key);
+	sort_rows_by(without, o.pool_sort, by_key);
 	const RenderOptions ro = render_options(o);
 	if (!with.empty())
 		out << (o.long_form ? stats_long(with, ro) : stats_table(with, ro));
@@ -169,6 +235,7 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 			auto v = c.sample(f);
 			all.insert(all.end(), v.begin(), v.end());
 		}
+		std::erase_if(all, [&](const ppkit::Sample &s) { return !o.filter.matches(s.pool); });
 		return all;
 	};
 
@@ -186,6 +253,7 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 		std::vector<ppkit::Pool> pools;
 		for (const auto &[k, s] : prev)
 			pools.push_back(s.pool);
+		sort_rows_by(pools, o.pool_sort, [](const ppkit::Pool &p) { return fields_of(p); });
 		if (o.json)
 			write_list_doc(out, pools);
 		else
@@ -212,6 +280,14 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 			cur.emplace(k, std::move(s));
 		}
 		prev = std::move(cur);
+		// The interval's figures: served per second and its rates.
+		sort_rows_by(rows, o.pool_sort, [](const IntervalRow &r) {
+			SortFields sf = fields_of(r.sample);
+			sf.served = r.window.served_per_second();
+			sf.hit = r.window.hit;
+			sf.recycle = r.window.recycle;
+			return sf;
+		});
 		if (o.json) {
 			write_interval_doc(out, rows, seq, *o.interval, now_ns());
 		} else if (!rows.empty()) {
@@ -270,12 +346,12 @@ int cmd_monitor(const Options &o, std::ostream &out, std::ostream &err)
 			if (!(fds[i].revents & POLLIN))
 				continue;
 			bool lost = false;
-			for (const auto &e : mons[i].read(&lost)) {
-				if (o.count && seen >= *o.count)
-					break;
-				out << (o.json ? event_doc(e).dump() + "\n" : event_line(e, ro));
-				seen++;
-			}
+			auto events = mons[i].read(&lost);
+			std::size_t max = o.count ? static_cast<std::size_t>(*o.count - seen)
+						  : events.size();
+			out << monitor_output(events, max, lost, mons[i].source(), o.json, ro,
+					      now_ns());
+			seen += std::min(max, events.size());
 			out.flush();
 			if (lost)
 				err << "ppctl: the kernel dropped events (socket overrun): "

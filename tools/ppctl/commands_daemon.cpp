@@ -62,7 +62,7 @@ int terminal_height(int fd)
 
 RenderOptions options_of(const Options &o)
 {
-	return {o.raw, terminal_width(STDOUT_FILENO), o.source == SourceSel::All};
+	return render_options(o, o.source == SourceSel::All);
 }
 
 }  // namespace

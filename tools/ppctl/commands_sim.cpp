@@ -19,7 +19,7 @@ namespace {
 
 RenderOptions render_options(const Options &o)
 {
-	return {o.raw, terminal_width(STDOUT_FILENO), false};
+	return render_options(o, false);
 }
 
 }  // namespace

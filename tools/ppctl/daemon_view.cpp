@@ -39,6 +39,13 @@ std::optional<T> uint(const json &j, const char *key)
 	return j[key].get<T>();
 }
 
+// Pages served per second: "served_per_s", or "alloc_per_s" from a ppctld
+// older than the name (the same value: it never meant the page allocator).
+std::optional<double> served(const json &j)
+{
+	return j.contains("served_per_s") ? num(j, "served_per_s") : num(j, "alloc_per_s");
+}
+
 std::string clock_time(std::uint64_t ns)
 {
 	time_t t = static_cast<time_t>(ns / 1000000000);
@@ -76,7 +83,7 @@ TopRow top_row(const json &row)
 	r.pool.queue = uint<std::uint32_t>(row, "queue");
 	r.pool.napi_id = uint<std::uint32_t>(row, "napi_id");
 	r.inflight = uint<std::uint64_t>(row, "inflight");
-	r.alloc_per_s = num(row, "alloc_per_s");
+	r.served_per_s = served(row);
 	r.released_per_s = num(row, "released_per_s");
 	r.hit = num(row, "hit");
 	r.recycle = num(row, "recycle");
@@ -93,7 +100,7 @@ TopRow top_row(const ppkit::Sample &s, const ppkit::Window &w)
 	r.pool = s.pool;
 	r.inflight = s.stats.has(ppkit::Counter::Inflight) ? s.stats.opt(ppkit::Counter::Inflight)
 							    : s.pool.inflight;
-	r.alloc_per_s = w.served_per_second();
+	r.served_per_s = w.served_per_second();
 	r.released_per_s = w.per_second(ppkit::Counter::PagesReleased);
 	r.hit = w.hit;
 	r.recycle = w.recycle;
@@ -105,8 +112,8 @@ void sort_rows(std::vector<TopRow> &rows, TopSort by)
 	// Highest first; pools without a value last; ties by id.
 	auto key = [by](const TopRow &r) -> std::optional<double> {
 		switch (by) {
-		case TopSort::Alloc:
-			return r.alloc_per_s;
+		case TopSort::Served:
+			return r.served_per_s;
 		case TopSort::Hit:
 			return r.hit;
 		case TopSort::Recycle:
@@ -135,17 +142,17 @@ std::string top_screen(const std::vector<TopRow> &rows, const TopHeader &h,
 		       const RenderOptions &o, int height)
 {
 	std::uint64_t inflight = 0;
-	double alloc = 0;
+	double total = 0;
 	std::size_t alerting = 0;
 	for (const TopRow &r : rows) {
 		inflight += r.inflight.value_or(0);
-		alloc += r.alloc_per_s.value_or(0);
+		total += r.served_per_s.value_or(0);
 		alerting += !r.alerts.empty();
 	}
 	std::string s = fmt::format("ppctl top - {}  {} pools, {} alerting  from {}, {} window\n",
 				    clock_time(h.time_ns), rows.size(), alerting, h.from,
 				    duration(h.interval_s));
-	s += fmt::format("served {}/s  in flight {} pages\n", per_second(alloc, o.raw),
+	s += fmt::format("served {}/s  in flight {} pages\n", per_second(total, o.raw),
 			 count(inflight, o.raw));
 	Table t({
 		{"ID", true, 0, 5},
@@ -166,7 +173,7 @@ std::string top_screen(const std::vector<TopRow> &rows, const TopHeader &h,
 		t.add({std::to_string(r.pool.id), std::string(ppkit::to_string(r.pool.source)),
 		       r.pool.owner.empty() ? "-" : r.pool.owner, dev_cell(r.pool),
 		       r.pool.queue ? std::to_string(*r.pool.queue) : "-",
-		       per_second(r.alloc_per_s, o.raw), percent(r.hit), percent(r.recycle),
+		       per_second(r.served_per_s, o.raw), percent(r.hit), percent(r.recycle),
 		       per_second(r.released_per_s, o.raw), count(r.inflight, o.raw),
 		       alerts_cell(r.alerts)});
 	}
@@ -187,7 +194,9 @@ json top_doc(const std::vector<TopRow> &rows, const TopHeader &h)
 			 r.pool.ifname.empty() ? json(nullptr) : json(ppkit::valid_utf8(r.pool.ifname))},
 			{"queue", opt(r.pool.queue)},
 			{"inflight", opt(r.inflight)},
-			{"alloc_per_s", opt(r.alloc_per_s)},
+			{"served_per_s", opt(r.served_per_s)},
+			// Deprecated alias of served_per_s (Documentation/ppctl.rst).
+			{"alloc_per_s", opt(r.served_per_s)},
 			{"released_per_s", opt(r.released_per_s)},
 			{"hit", opt(r.hit)},
 			{"recycle", opt(r.recycle)},
@@ -223,7 +232,7 @@ std::string history_table(const json &reply, const RenderOptions &o)
 	for (const json &p : reply["points"]) {
 		auto when = uint<std::uint64_t>(p, "time_ns");
 		auto inflight = uint<std::uint64_t>(p, "inflight");
-		t.add({when ? clock_time(*when) : "-", per_second(num(p, "alloc_per_s"), o.raw),
+		t.add({when ? clock_time(*when) : "-", per_second(served(p), o.raw),
 		       percent(num(p, "hit")), percent(num(p, "recycle")),
 		       per_second(num(p, "released_per_s"), o.raw), count(inflight, o.raw)});
 	}

@@ -16,13 +16,13 @@
 
 namespace ppctl {
 
-enum class TopSort { Alloc, Hit, Recycle, Inflight, Id };
+enum class TopSort { Served, Hit, Recycle, Inflight, Id };
 
 // One line of `ppctl top`: a pool and its last window.
 struct TopRow {
 	ppkit::Pool pool;
 	std::optional<std::uint64_t> inflight;
-	std::optional<double> alloc_per_s, released_per_s, hit, recycle;
+	std::optional<double> served_per_s, released_per_s, hit, recycle;
 	std::vector<std::string> alerts;
 };
 

@@ -95,4 +95,17 @@ int terminal_width(int fd)
 	return 80;
 }
 
+Layout layout_for(bool tty, int tty_width, bool raw, bool human)
+{
+	if (tty)
+		return {tty_width, raw};
+	return {kNoWidthLimit, raw || !human};
+}
+
+Layout layout_of(int fd, bool raw, bool human)
+{
+	bool tty = isatty(fd);
+	return layout_for(tty, tty ? terminal_width(fd) : 0, raw, human);
+}
+
 }  // namespace ppctl

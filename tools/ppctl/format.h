@@ -25,4 +25,19 @@ std::string duration(double seconds);
 // Columns of the terminal on @fd (TIOCGWINSZ), else $COLUMNS, else 80.
 int terminal_width(int fd);
 
+// A width no table reaches: nothing is left out.
+inline constexpr int kNoWidthLimit = 1 << 30;
+
+// How tables and numbers are laid out.  On a terminal (@tty), as wide as it
+// is (@tty_width) and humanised unless --raw; elsewhere (a pipe, a file),
+// every column whatever its width, and exact numbers unless --human: what a
+// script or a log reads is never cut nor rounded.
+struct Layout {
+	int width;
+	bool raw;
+};
+Layout layout_for(bool tty, int tty_width, bool raw, bool human);
+// ... for file descriptor @fd.
+Layout layout_of(int fd, bool raw, bool human);
+
 }  // namespace ppctl

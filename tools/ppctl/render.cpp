@@ -132,8 +132,11 @@ std::string stats_long(const std::vector<ppkit::Sample> &samples, const RenderOp
 			vw = std::max(vw, v.size());
 		}
 		const std::size_t pair = 2 + nw + 1 + vw;
+		// Piped (no width limit), wrap as an 80-column terminal would: the
+		// pairs are all there either way, and a line per pool is no table.
+		const int width = o.width >= kNoWidthLimit ? 80 : o.width;
 		const std::size_t per_line =
-			std::max<std::size_t>(1, static_cast<std::size_t>(std::max(o.width, 1)) /
+			std::max<std::size_t>(1, static_cast<std::size_t>(std::max(width, 1)) /
 							 (pair + 2));
 		// Column-major, like ls: read down, then across.
 		const std::size_t lines = (kv.size() + per_line - 1) / per_line;
@@ -529,6 +532,29 @@ json event_doc(const ppkit::Event &e)
 		{"event", to_string(e.kind)},
 		{"time_ns", e.realtime_ns},
 		{"pool", pool_json(e.pool)}};
+}
+
+json lost_doc(ppkit::Source source, std::uint64_t time_ns)
+{
+	return {{"version", kJsonVersion},
+		{"command", "monitor"},
+		{"event", "lost"},
+		{"time_ns", time_ns},
+		{"source", to_string(source)}};
+}
+
+std::string monitor_output(const std::vector<ppkit::Event> &events, std::size_t max, bool lost,
+			   ppkit::Source source, bool json, const RenderOptions &o,
+			   std::uint64_t time_ns)
+{
+	std::string s;
+	for (std::size_t i = 0; i < events.size() && i < max; i++)
+		s += json ? event_doc(events[i]).dump() + "\n" : event_line(events[i], o);
+	// A program reading the stream learns of the gap in order, on stdout;
+	// people get the note on stderr (cmd_monitor()).
+	if (lost && json)
+		s += lost_doc(source, time_ns).dump() + "\n";
+	return s;
 }
 
 json set_doc(const ppkit::Pool &p)

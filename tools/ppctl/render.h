@@ -53,6 +53,12 @@ std::string interval_lines(const std::vector<IntervalRow> &rows, const RenderOpt
 
 // ppctl monitor: one line per event.
 std::string event_line(const ppkit::Event &e, const RenderOptions &o);
+// What monitor writes on stdout for one read of a @source's socket: at most
+// @max of @events (lines, or documents with @json), and with @json a "lost"
+// document after them when the socket overran (@lost, at @time_ns).
+std::string monitor_output(const std::vector<ppkit::Event> &events, std::size_t max, bool lost,
+			   ppkit::Source source, bool json, const RenderOptions &o,
+			   std::uint64_t time_ns);
 
 // JSON.
 nlohmann::json pool_json(const ppkit::Pool &p);
@@ -67,6 +73,9 @@ nlohmann::json stats_doc(const std::vector<ppkit::Sample> &samples,
 nlohmann::json interval_doc(const std::vector<IntervalRow> &rows, std::uint64_t seq,
 			    double seconds, std::uint64_t time_ns);
 nlohmann::json event_doc(const ppkit::Event &e);
+// monitor: the kernel dropped events of @source (the socket overran) at
+// @time_ns; the events between are unknown.
+nlohmann::json lost_doc(ppkit::Source source, std::uint64_t time_ns);
 // The same documents written out as one line, pool by pool, with no DOM
 // (ppkit::JsonWriter; the functions above parse what these write): a
 // thousand pools are a megabyte of JSON.

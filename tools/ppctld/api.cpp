@@ -142,7 +142,9 @@ json history(const json &req, const Store &store, const ApiInfo &info)
 	for (const Point &p : h->points)
 		pts.push_back({{"time_ns", store.realtime_of(p.t_ds)},
 			       {"inflight", p.inflight},
-			       {"alloc_per_s", float_num(p.alloc_per_s)},
+			       {"served_per_s", float_num(p.served_per_s)},
+			       // Deprecated alias of served_per_s (Documentation/ppctld.rst).
+			       {"alloc_per_s", float_num(p.served_per_s)},
 			       {"released_per_s", float_num(p.released_per_s)},
 			       {"hit", float_num(p.hit)},
 			       {"recycle", float_num(p.recycle)}});
@@ -172,7 +174,10 @@ json row_json(const Row &r)
 				r.stats.values[i];
 	j["time_ns"] = r.realtime_ns;
 	j["inflight"] = opt(r.stats.opt(ppkit::Counter::Inflight));
-	j["alloc_per_s"] = opt_num(r.alloc_per_s);
+	j["served_per_s"] = opt_num(r.served_per_s);
+	// Deprecated alias of served_per_s: the API's version 1 promised it
+	// (Documentation/ppctld.rst); it never meant pages from the allocator.
+	j["alloc_per_s"] = j["served_per_s"];
 	j["released_per_s"] = opt_num(r.released_per_s);
 	j["hit"] = opt_num(r.hit);
 	j["recycle"] = opt_num(r.recycle);

@@ -34,6 +34,22 @@ namespace ppctld {
 
 namespace {
 
+// For a leak-suspect alert: who holds the pool's pages (ppkit pools; needs
+// CAP_NET_ADMIN, as the unit has).  "" when there is nothing to say.
+std::string holders_note(ppkit::Client &c, const ppkit::Pool &pool)
+{
+	if (c.source() != ppkit::Source::Ppkit)
+		return {};
+	try {
+		ppkit::Holders h = c.holders(pool.id);
+		ppkit::name_holders(h);
+		std::string t = ppkit::top_holder_text(h);
+		return t.empty() ? t : "; " + t;
+	} catch (const ppkit::Error &e) {
+		return fmt::format("; who holds them is unknown ({})", e.what());
+	}
+}
+
 template <typename... Args>
 void log(int prio, fmt::format_string<Args...> f, Args &&...args)
 {
@@ -420,8 +436,11 @@ private:
 					       realtime_ns);
 				for (const AlertEvent &a : events)
 					log(a.what == Transition::Raised ? LOG_WARNING : LOG_NOTICE,
-					    "alert {} {}: {}", a.rule,
-					    a.what == Transition::Raised ? "raised" : "cleared", a.detail);
+					    "alert {} {}: {}{}", a.rule,
+					    a.what == Transition::Raised ? "raised" : "cleared", a.detail,
+					    a.what == Transition::Raised && a.rule == "leak-suspect"
+						    ? holders_note(*b.client, a.pool)
+						    : std::string());
 			} catch (const ppkit::Error &e) {
 				failed = true;
 				down(b, explain(e));

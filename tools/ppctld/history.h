@@ -19,7 +19,7 @@ namespace ppctld {
 struct Point {
 	std::uint32_t t_ds = 0;		// deciseconds since the daemon's epoch
 	std::uint32_t inflight = 0;	// pages, saturated at UINT32_MAX
-	float alloc_per_s = NAN;	// pages served per second
+	float served_per_s = NAN;	// pages served per second
 	float released_per_s = NAN;	// pages given back to the page allocator per second
 	float hit = NAN;		// allocation hit rate, [0, 1]
 	float recycle = NAN;		// recycle rate, [0, 1]

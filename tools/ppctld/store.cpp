@@ -183,18 +183,18 @@ std::vector<AlertEvent> Store::on_stats(
 		if (!same || !st.steady) {
 			row.hit.reset();
 			row.recycle.reset();
-			row.alloc_per_s.reset();
+			row.served_per_s.reset();
 			row.released_per_s.reset();
 			if (st.sampled) {
 				ppkit::Window w = ppkit::window(row.stats, st.last_taken, s, taken);
 				row.hit = w.hit;
 				row.recycle = w.recycle;
-				row.alloc_per_s = w.served_per_second();
+				row.served_per_s = w.served_per_second();
 				row.released_per_s = w.per_second(ppkit::Counter::PagesReleased);
 			}
 		}
 		st.steady = same;
-		pt.alloc_per_s = as_float(row.alloc_per_s);
+		pt.served_per_s = as_float(row.served_per_s);
 		pt.released_per_s = as_float(row.released_per_s);
 		pt.hit = as_float(row.hit);
 		pt.recycle = as_float(row.recycle);

@@ -40,7 +40,7 @@ struct Row {
 	ppkit::Stats stats;
 	std::uint64_t realtime_ns = 0;		// when the counters were read
 	std::optional<double> hit, recycle;	// the last window's rates
-	std::optional<double> alloc_per_s, released_per_s;
+	std::optional<double> served_per_s, released_per_s;
 	bool low_hit = false, leak = false;	// alert states
 };
 

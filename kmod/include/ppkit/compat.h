@@ -80,6 +80,13 @@ static inline void ppb_pp_params_set_netdev(struct page_pool_params *p, struct n
 #define ppb_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
 #endif
 
+/* A namespace's UDP socket table: its own (udp_child_hash_entries) since 6.2. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define ppb_udp_table(net)	((net)->ipv4.udp_table)
+#else
+#define ppb_udp_table(net)	(&udp_table)
+#endif
+
 /*
  * Bulk page allocation came in 5.13.  Before it, one page at a time, with
  * the same contract: fill the NULL slots of @pages in order, stop at the

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ppkit/error.h"
+#include "ppkit/holders.h"
 #include "ppkit/rates.h"
 #include "ppkit/types.h"
 
@@ -63,6 +64,10 @@ public:
 	// pool-set (CAP_NET_ADMIN); returns the pool as it is afterwards.  The
 	// kernel is the authority on limits: its extack message is in the Error.
 	Pool set(std::uint32_t id, const PoolSettings &settings);
+
+	// holders-get (CAP_NET_ADMIN): where pool @id's pages are and which
+	// sockets hold them.  Error(NotSupported) for the netdev family.
+	Holders holders(std::uint32_t id);
 
 private:
 	std::unique_ptr<detail::Backend> impl_;

@@ -104,6 +104,57 @@ enum {
 
 #define PPKIT_A_STATS_FIRST_COUNTER	PPKIT_A_STATS_ALLOC_FAST
 
+/*
+ * Who holds a pool's pages (holders-get, admin): the pool's pages by where
+ * they are, the age of those the stack holds, and the sockets whose queues
+ * hold them, as far as a walk of the TCP, UDP and packet sockets of every
+ * network namespace finds them.  A snapshot: the driver may lend and take
+ * back pages while it is taken.
+ */
+enum {
+	PPKIT_A_HOLDERS_UNSPEC,
+	PPKIT_A_HOLDERS_PAD,
+	PPKIT_A_HOLDERS_POOL_ID,	/* u32: which pool (request) */
+	PPKIT_A_HOLDERS_DRIVER_PAGES,	/* u64, with the driver */
+	PPKIT_A_HOLDERS_LENT_PAGES,	/* u32, lent, not yet reclaimed */
+	PPKIT_A_HOLDERS_HELD_PAGES,	/* u32, of which the stack still holds */
+	PPKIT_A_HOLDERS_HELD_10MS,	/* u32 each: held pages by age, < 10 ms */
+	PPKIT_A_HOLDERS_HELD_100MS,	/* 10 ms .. 100 ms */
+	PPKIT_A_HOLDERS_HELD_1S,	/* 100 ms .. 1 s */
+	PPKIT_A_HOLDERS_HELD_10S,	/* 1 s .. 10 s */
+	PPKIT_A_HOLDERS_HELD_LONGER,	/* 10 s and more */
+	PPKIT_A_HOLDERS_OLDEST_MS,	/* u64, age of the oldest held page */
+	PPKIT_A_HOLDERS_ORPHANED,	/* u64, pages orphaned so far */
+	PPKIT_A_HOLDERS_SOCKETS,	/* u32, sockets walked */
+	PPKIT_A_HOLDERS_UNATTRIBUTED,	/* u32, held pages in no socket walked */
+	PPKIT_A_HOLDERS_TRUNCATED,	/* flag: the walk stopped at its bounds */
+	PPKIT_A_HOLDERS_HOLDER,		/* nest, multi: PPKIT_A_HOLDER_* */
+
+	__PPKIT_A_HOLDERS_MAX,
+	PPKIT_A_HOLDERS_MAX = __PPKIT_A_HOLDERS_MAX - 1
+};
+
+/* One socket holding pages of the pool. */
+enum {
+	PPKIT_A_HOLDER_UNSPEC,
+	PPKIT_A_HOLDER_PAD,
+	PPKIT_A_HOLDER_NETNS,		/* u32, the namespace's inode number */
+	PPKIT_A_HOLDER_FAMILY,		/* u16, AF_INET, AF_INET6 or AF_PACKET */
+	PPKIT_A_HOLDER_PROTOCOL,	/* u16, IPPROTO_TCP/UDP; AF_PACKET: ethertype */
+	PPKIT_A_HOLDER_STATE,		/* u8, TCP state (include/net/tcp_states.h) */
+	PPKIT_A_HOLDER_LOCAL_ADDR,	/* binary, 4 or 16 bytes */
+	PPKIT_A_HOLDER_LOCAL_PORT,	/* u16 */
+	PPKIT_A_HOLDER_REMOTE_ADDR,	/* binary, 4 or 16 bytes, connected only */
+	PPKIT_A_HOLDER_REMOTE_PORT,	/* u16 */
+	PPKIT_A_HOLDER_INODE,		/* u64, the socket's inode (/proc/PID/fd) */
+	PPKIT_A_HOLDER_UID,		/* u32 */
+	PPKIT_A_HOLDER_PAGES,		/* u32, the pool's pages in its queues */
+	PPKIT_A_HOLDER_OLDEST_MS,	/* u64, lent this long ago */
+
+	__PPKIT_A_HOLDER_MAX,
+	PPKIT_A_HOLDER_MAX = __PPKIT_A_HOLDER_MAX - 1
+};
+
 enum {
 	PPKIT_CMD_UNSPEC,
 	PPKIT_CMD_POOL_GET,		/* do: PPKIT_A_POOL_ID; dump: all */
@@ -112,6 +163,7 @@ enum {
 	PPKIT_CMD_POOL_CHANGE_NTF,	/* notify: destroyed (detached) or set */
 	PPKIT_CMD_STATS_GET,		/* do: PPKIT_A_STATS_POOL_ID; dump: filter IFINDEX */
 	PPKIT_CMD_POOL_SET,		/* admin: RING_SIZE and/or REFILL_BATCH of a pool */
+	PPKIT_CMD_HOLDERS_GET,		/* admin, do: PPKIT_A_HOLDERS_POOL_ID */
 
 	__PPKIT_CMD_MAX,
 	PPKIT_CMD_MAX = __PPKIT_CMD_MAX - 1
