@@ -63,6 +63,7 @@ refused 1 "ppctld: unknown option" $PPCTLD --frobnicate
 refused 1 "ppctld: interval 0" $PPCTLD -f --config /dev/null --interval 0
 refused 1 "ppctld: interval not a duration" $PPCTLD -f --config /dev/null --interval often
 refused 1 "ppctld: history shorter than the interval" $PPCTLD -f --config /dev/null --interval 10s --history 1s
+refused 1 "ppctld: history of 6,048,000 points a pool" $PPCTLD -f --config /dev/null --interval 100ms --history 7d
 refused 1 "ppctld: listen address without a port" $PPCTLD -f --config /dev/null --listen 127.0.0.1
 refused 1 "ppctld: port past 65535" $PPCTLD -f --config /dev/null --listen 127.0.0.1:99999
 refused 1 "ppctld: socket mode not octal" $PPCTLD -f --config /dev/null --socket-mode 999
@@ -168,6 +169,60 @@ done < "$T/clients.out"
 check "the API clients ran to their end (exit $prc)" test $prc -eq 0
 check "ppctld is still running" kill -0 $D
 check "/metrics still answers" sh -c "curl -sf --max-time 10 http://127.0.0.1:$port/metrics | grep -q ppctld_samples_total"
+
+echo "== ppctld: a reload whose new endpoints cannot be opened keeps the old ones"
+# api_ok SOCK: the API on SOCK answers status.
+api_ok() {
+	python3 -c 'import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(b"{\"cmd\":\"status\"}\n")
+r = b""
+while not r.endswith(b"\n"):
+    b = s.recv(65536)
+    if not b:
+        break
+    r += b
+sys.exit(0 if json.loads(r).get("ok") else 1)' "$1" 2> /dev/null
+}
+metrics_ok() { curl -sf --max-time 5 "http://127.0.0.1:$1/metrics" | grep -q ppctld_samples_total; }
+# logged N: the reloading daemon's stderr holds N "SIGHUP" lines.
+logged() { [ "$(grep -c SIGHUP "$T/r.err")" -ge "$1" ]; }
+rport=$((port + 1))
+nport=$((port + 2))
+printf 'socket = %s\nlisten = 127.0.0.1:%s\ninterval = 200ms\n' "$T/r.sock" "$rport" > "$T/r.conf"
+$PPCTLD -f --config "$T/r.conf" > "$T/r.out" 2> "$T/r.err" &
+R=$!
+check "ppctld starts with the first configuration" wait_for 15 api_ok "$T/r.sock"
+# A free port for the metrics, a socket in a directory that does not exist.
+printf 'socket = %s\nlisten = 127.0.0.1:%s\n' "$T/none/r.sock" "$nport" > "$T/r.conf"
+kill -HUP $R
+check "the failed reload is logged" wait_for 10 logged 1
+check "the old API socket still answers" api_ok "$T/r.sock"
+check "the old metrics port still answers" metrics_ok "$rport"
+check "the new metrics port was not left open" sh -c "! curl -s --max-time 2 http://127.0.0.1:$nport/metrics > /dev/null"
+# A port another daemon holds.
+printf 'socket = %s\nlisten = 127.0.0.1:%s\n' "$T/r.sock" "$port" > "$T/r.conf"
+kill -HUP $R
+check "the second failed reload is logged" wait_for 10 logged 2
+check "the old metrics port still answers after a taken port" metrics_ok "$rport"
+check "the API socket still answers after a taken port" api_ok "$T/r.sock"
+# Both new, and both free: the daemon moves.
+printf 'socket = %s\nlisten = 127.0.0.1:%s\n' "$T/r2.sock" "$nport" > "$T/r.conf"
+kill -HUP $R
+check "a good reload moves the API socket" wait_for 10 api_ok "$T/r2.sock"
+check "a good reload moves the metrics port" wait_for 10 metrics_ok "$nport"
+check "the old API socket is gone" test ! -e "$T/r.sock"
+kill -TERM $R
+wait $R
+rc=$?
+check "the reloaded ppctld exits 0 on SIGTERM (exit $rc)" test $rc -eq 0
+if grep -Eq "$SAN" "$T/r.err" "$T/r.out"; then
+	bad "the reloaded daemon's sanitizers reported"
+	grep -E -A20 "$SAN" "$T/r.err" | head -40 | sed 's/^/    /'
+fi
+
 kill -TERM $D
 wait $D
 rc=$?

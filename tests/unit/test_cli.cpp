@@ -3,18 +3,24 @@
 // message, nothing asked of the kernel).
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <ios>
 #include <sstream>
+#include <stdexcept>
 
 #include <fcntl.h>
 #include <net/if.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "advice.h"
 #include "cli.h"
 #include "commands.h"
 #include "format.h"
+#include "ppkit/error.h"
 
 using namespace ppctl;
 
@@ -413,6 +419,98 @@ TEST_CASE("--version prints ppkit's version and exits 0", "[cli]")
 	CHECK_FALSE(r.parsed.options);
 	CHECK(r.parsed.exit == 0);
 	CHECK(r.out == std::string(PPKIT_VERSION) + "\n");
+}
+
+TEST_CASE("errors: each kind has its exit status and message", "[cli]")
+{
+	auto report = [](std::exception_ptr e, std::string &msg, bool out_failed = false) {
+		std::ostringstream out, err;
+		if (out_failed)
+			out.setstate(std::ios::badbit);
+		int rc = -1;
+		try {
+			std::rethrow_exception(e);
+		} catch (...) {
+			rc = report_error(out, err);
+		}
+		msg = err.str();
+		return rc;
+	};
+	std::string msg;
+	CHECK(report(std::make_exception_ptr(UsageError("bad pool id 'x'")), msg) == kExitUsage);
+	CHECK(msg == "ppctl: bad pool id 'x'\n");
+	CHECK(report(std::make_exception_ptr(ppkit::Error(ppkit::Errc::Permission, "pool-set needs "
+							  "CAP_NET_ADMIN: run it as root")),
+		     msg) == kExitKernel);
+	CHECK(msg == "ppctl: pool-set needs CAP_NET_ADMIN: run it as root\n");
+	// A failed write of the output (the stream went bad) is not the
+	// kernel's doing.
+	CHECK(report(std::make_exception_ptr(std::ios_base::failure("basic_ios::clear")), msg,
+		     true) == kExitOutput);
+	CHECK(msg.starts_with("ppctl: cannot write the output"));
+	// Nor is a bug of ppctl's own: it says so.
+	CHECK(report(std::make_exception_ptr(std::logic_error("JsonWriter: a second top-level value")),
+		     msg) == kExitInternal);
+	CHECK(msg.starts_with("ppctl: internal error: JsonWriter: a second top-level value"));
+	CHECK_THAT(msg, Catch::Contains("please report"));
+	CHECK(report(std::make_exception_ptr(42), msg) == kExitInternal);
+	CHECK(msg.starts_with("ppctl: internal error"));
+	CHECK(kExitOutput != kExitKernel);
+	CHECK(kExitInternal != kExitKernel);
+}
+
+TEST_CASE("run(): output that cannot be written is an error", "[cli]")
+{
+	// A stream that refuses every byte, as /dev/full does.
+	struct Full : std::streambuf {
+		int overflow(int) override { return traits_type::eof(); }
+	} full;
+	std::ostream out(&full);
+	std::ostringstream err;
+	std::vector<const char *> args{"ppctl", "--version"};
+	CHECK(run(static_cast<int>(args.size()), args.data(), out, err) == kExitOutput);
+	CHECK(err.str().starts_with("ppctl: cannot write the output"));
+	// The stream is handed back as it came: no exceptions asked of it.
+	CHECK(out.exceptions() == std::ios::goodbit);
+}
+
+TEST_CASE("ppctl adds its own advice to libppkit's errors", "[cli]")
+{
+	auto said = [](const ppkit::Error &e, std::vector<const char *> args) {
+		args.insert(args.begin(), "ppctl");
+		std::ostringstream out, err;
+		Parsed p = parse(static_cast<int>(args.size()), args.data(), out, err);
+		REQUIRE(p.options);
+		ppkit::Error a = advised(e, *p.options);
+		CHECK(a.code() == e.code());
+		CHECK(a.sys_errno() == e.sys_errno());
+		CHECK(a.extack() == e.extack());
+		return std::string(a.what());
+	};
+	using ppkit::Source;
+	CHECK(said(ppkit::kernel_error(-ENOENT, "no such pool", {Source::Ppkit, "pool-set", 42}),
+		   {"set", "42", "--ring-size", "64"}) ==
+	      "no pool 42 (see ppctl list); kernel: no such pool");
+	CHECK(said(ppkit::kernel_error(-ENOENT, "", {Source::Netdev, "page-pool-get", 7}),
+		   {"-s", "netdev", "stats", "7"}) == "no pool 7 (see ppctl list --source netdev)");
+	CHECK_THAT(said(ppkit::family_missing(Source::Netdev), {"-s", "netdev", "list"}),
+		   Catch::EndsWith("(it needs Linux >= 6.8 for page pools): use --source ppkit"));
+	// Loading a module is not ppctl's to word: nothing added.
+	CHECK(said(ppkit::family_missing(Source::Ppkit), {"list"}) ==
+	      ppkit::family_missing(Source::Ppkit).what());
+	CHECK_THAT(said(ppkit::sim_kernel_error(-ENODEV, "no ppsim device", "dev-set", 1),
+			{"sim", "set", "lo", "--rx", "copy"}),
+		   Catch::StartsWith("lo is not a ppsim device (see ppctl sim list); kernel:"));
+	CHECK(said(ppkit::Error(ppkit::Errc::Kernel, "lo has a generic XDP program: detach it first",
+				EEXIST),
+		   {"xdp", "attach", "lo"}) ==
+	      "lo has a generic XDP program: detach it first (ppctl xdp detach lo --mode generic)");
+	CHECK(said(ppkit::Error(ppkit::Errc::NotSupported, "lo has no native XDP", EOPNOTSUPP),
+		   {"xdp", "attach", "lo"}) == "lo has no native XDP: try --mode generic");
+	CHECK_THAT(said(ppkit::Error(ppkit::Errc::DaemonMissing,
+				     "ppctld is not running (nothing listens on /x)"),
+			{"history", "3"}),
+		   Catch::EndsWith(": start it with 'systemctl start ppctld' or 'ppctld --foreground &'"));
 }
 
 TEST_CASE("list and stats: filters, --sort, --group-by", "[cli][select]")

@@ -164,6 +164,24 @@ TEST_CASE("a top screen: summary, titles, as many pools as fit", "[daemon]")
 	CHECK(doc["pools"][1]["alloc_per_s"] == 200.0);	// the deprecated alias
 }
 
+TEST_CASE("top's document with names that are not UTF-8", "[daemon][json]")
+{
+	// Without ppctld, top's rows come from the kernel: an interface name
+	// is whatever bytes root gave it, and dump() must not throw.
+	ppkit::Sample s;
+	s.pool.id = 5;
+	s.pool.owner = "drv\xc3";
+	s.pool.ifindex = 9;
+	s.pool.ifname = "eth\xff\xfe";
+	TopRow r = top_row(s, ppkit::Window{});
+	TopHeader h{1, 1.0, "kernel (ppctld not running)"};
+	std::string text;
+	REQUIRE_NOTHROW(text = top_doc({r}, h).dump());
+	json doc = json::parse(text);
+	CHECK(doc["pools"][0]["ifname"] == "eth\xef\xbf\xbd\xef\xbf\xbd");
+	CHECK(doc["pools"][0]["owner"] == "drv\xef\xbf\xbd");
+}
+
 TEST_CASE("a history table and document from ppctld's reply", "[daemon]")
 {
 	json reply = {{"ok", true},

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-// Errors say what went wrong and what to do next.
+// Errors say what went wrong and why; ppctl and ppctld add what to do in
+// their own terms (test_cli.cpp: ppctl's advice).
 #include <catch2/catch.hpp>
 
 #include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <regex>
+#include <string>
+#include <vector>
 
 #include "ppkit/error.h"
 
@@ -29,13 +36,16 @@ TEST_CASE("EPERM needs CAP_NET_ADMIN", "[error]")
 	}
 }
 
-TEST_CASE("ENOENT for a pool names it and points at ppctl list", "[error]")
+TEST_CASE("ENOENT for a pool names it, and its source", "[error]")
 {
 	Error e = kernel_error(-ENOENT, "", {Source::Ppkit, "stats-get", 42});
 	CHECK(e.code() == Errc::NoSuchPool);
-	CHECK(std::string(e.what()) == "no pool 42 (see ppctl list)");
-	Error n = kernel_error(-ENOENT, "", {Source::Netdev, "page-pool-get", 7});
-	CHECK(std::string(n.what()) == "no pool 7 (see ppctl list --source netdev)");
+	CHECK(std::string(e.what()) == "no pool 42");
+	CHECK(e.source() == Source::Ppkit);
+	Error n = kernel_error(-ENOENT, "no such pool", {Source::Netdev, "page-pool-get", 7});
+	CHECK(std::string(n.what()) == "no pool 7; kernel: no such pool");
+	CHECK(n.message() == "no pool 7");
+	CHECK(n.source() == Source::Netdev);
 	// Without a pool in the request, ENOENT is just an error.
 	CHECK(kernel_error(-ENOENT, "", {Source::Ppkit, "pool-get", {}}).code() == Errc::Kernel);
 }
@@ -68,7 +78,7 @@ TEST_CASE("EOPNOTSUPP is not supported", "[error]")
 	CHECK(to_string(e.code()) == "not-supported");
 }
 
-TEST_CASE("ppsim errors say what to do", "[error][sim]")
+TEST_CASE("ppsim errors say what failed", "[error][sim]")
 {
 	Error m = sim_family_missing();
 	CHECK(m.code() == Errc::FamilyMissing);
@@ -80,7 +90,7 @@ TEST_CASE("ppsim errors say what to do", "[error][sim]")
 				   "dev-set", 1);
 	CHECK(n.code() == Errc::NoSuchDevice);
 	CHECK(to_string(n.code()) == "no-such-device");
-	CHECK_THAT(n.what(), Catch::StartsWith("lo is not a ppsim device (see ppctl sim list)") &&
+	CHECK_THAT(n.what(), Catch::StartsWith("lo is not a ppsim device; kernel:") &&
 				     Catch::Contains("; kernel: no ppsim device"));
 
 	Error p = sim_kernel_error(-EPERM, "", "dev-new", 0);
@@ -94,4 +104,40 @@ TEST_CASE("ppsim errors say what to do", "[error][sim]")
 
 	// Without a device in the request, ENODEV is just an error.
 	CHECK(sim_kernel_error(-ENODEV, "", "dev-get", 0).code() == Errc::Kernel);
+}
+
+TEST_CASE("libppkit's messages say what failed and why, not what a front end should do",
+	  "[error]")
+{
+	// ppctl and ppctld add their own advice (their commands and flags):
+	// none of libppkit's string literals names ppctl, a flag or an action.
+	const std::regex literal(R"re("(?:[^"\\]|\\.)*")re");
+	const std::regex front_end(R"re(\bppctl\b|(^|[ '(])--[a-z]|watching)re");
+	std::vector<std::string> found;
+	for (const auto &f : std::filesystem::directory_iterator(PPKIT_LIB_SOURCES)) {
+		if (f.path().extension() != ".cpp")
+			continue;
+		std::ifstream in(f.path());
+		std::string line;
+		for (int n = 1; std::getline(in, line); n++) {
+			auto start = line.find_first_not_of(" \t");
+			if (start != std::string::npos && line.compare(start, 2, "//") == 0)
+				continue;
+			for (std::sregex_iterator m(line.begin(), line.end(), literal), end; m != end; ++m)
+				if (std::regex_search(m->str(), front_end))
+					found.push_back(f.path().filename().string() + ":" +
+							std::to_string(n) + ": " + m->str());
+		}
+	}
+	INFO(std::accumulate(found.begin(), found.end(), std::string(),
+			     [](std::string a, const std::string &b) { return a + b + "\n"; }));
+	CHECK(found.empty());
+
+	// And the errors it builds, end to end.
+	for (const Error &e : {family_missing(Source::Netdev),
+			       kernel_error(-ENOENT, "no such pool", {Source::Netdev, "page-pool-get", 7}),
+			       sim_kernel_error(-ENODEV, "", "dev-set", 1)}) {
+		INFO(e.what());
+		CHECK_FALSE(std::regex_search(std::string(e.what()), front_end));
+	}
 }

@@ -216,6 +216,27 @@ TEST_CASE("ppctl holders: report and JSON", "[holders][render]")
 	CHECK(p["holders"][1]["netns_name"].is_null());
 }
 
+TEST_CASE("ppctl holders: names that are not UTF-8", "[holders][render][json]")
+{
+	// A process names itself (prctl), root names interfaces and network
+	// namespaces: any bytes.  The document stays JSON, dump() never throws.
+	ppctl::PoolHolders ph;
+	ph.pool.id = 7;
+	ph.pool.owner = "drv\xc3";
+	ph.pool.ifname = "sim\xff";
+	ph.holders = wire::ppkit_parse_holders(fixture::msg(holders_reply()).get());
+	ph.holders.holders[0].netns_name = "ns\xfe";
+	ph.holders.holders[0].processes = {{149, "py\xff\xfe"}};
+	std::string text;
+	REQUIRE_NOTHROW(text = ppctl::holders_doc({ph}).dump());
+	auto j = nlohmann::json::parse(text);
+	const auto &p = j["pools"][0];
+	CHECK(p["ifname"] == "sim\xef\xbf\xbd");
+	CHECK(p["owner"] == "drv\xef\xbf\xbd");
+	CHECK(p["holders"][0]["netns_name"] == "ns\xef\xbf\xbd");
+	CHECK(p["holders"][0]["processes"][0]["comm"] == "py\xef\xbf\xbd\xef\xbf\xbd");
+}
+
 TEST_CASE("the top holder in an alert's words", "[holders]")
 {
 	Holders h;

@@ -50,6 +50,16 @@ TEST_CASE("JsonWriter: strings are escaped, bad UTF-8 replaced", "[json_writer]"
 	CHECK(json::parse(s) == "a\xef\xbf\xbd" "b");
 }
 
+TEST_CASE("valid_utf8: bad bytes become U+FFFD, good text stays", "[json_writer]")
+{
+	CHECK(ppkit::valid_utf8("eth0") == "eth0");
+	CHECK(ppkit::valid_utf8("caf\xc3\xa9") == "caf\xc3\xa9");
+	CHECK(ppkit::valid_utf8("") == "");
+	CHECK(ppkit::valid_utf8("\xff\xfe") == "\xef\xbf\xbd\xef\xbf\xbd");
+	CHECK(ppkit::valid_utf8("a\xc3") == "a\xef\xbf\xbd");
+	CHECK_NOTHROW(json(ppkit::valid_utf8("x\xff\x80y")).dump());
+}
+
 TEST_CASE("JsonWriter: numbers as nlohmann writes them", "[json_writer]")
 {
 	for (double d : {0.0, 1.0, 0.5, 0.9, 10.0, 1.0 / 3.0, 9500.0 / 9992.0, 123456789.0, 1e21,

@@ -732,6 +732,27 @@ TEST_CASE("api server: the socket's permissions", "[ppctld][api][socket]")
 	CHECK_THROWS_AS(ApiServer(long_path, 0600, "", 4), std::system_error);
 }
 
+TEST_CASE("api server: a reload changes the socket's permissions in place",
+	  "[ppctld][api][socket]")
+{
+	SockDir dir;
+	Served s(dir.path("api.sock"), 1);
+	struct stat st {};
+	s.srv.reconfigure(0660, "", 2);
+	REQUIRE(stat(s.srv.path().c_str(), &st) == 0);
+	CHECK((st.st_mode & 07777) == 0660);
+	// Two clients fit now.
+	Client a(s.srv.path()), b(s.srv.path());
+	b.send_all("{\"cmd\": \"status\"}\n");
+	auto r = s.reply(b);
+	REQUIRE(r);
+	CHECK((*r)["ok"] == true);
+	// A group that does not exist changes nothing.
+	CHECK_THROWS_AS(s.srv.reconfigure(0600, "no-such-group-ppkit-test", 1), std::system_error);
+	REQUIRE(stat(s.srv.path().c_str(), &st) == 0);
+	CHECK((st.st_mode & 07777) == 0660);
+}
+
 TEST_CASE("api server: one server per socket", "[ppctld][api][socket]")
 {
 	SockDir dir;
@@ -877,4 +898,87 @@ TEST_CASE("DaemonClient without a daemon", "[ppctld][api][socket]")
 	CHECK(error_code([&] { ppkit::DaemonClient d(dir.path("nobody.sock"), 500ms); }, &what) ==
 	      ppkit::Errc::DaemonMissing);
 	CHECK_THAT(what, Catch::Contains("ppctld"));
+}
+
+TEST_CASE("api server: a pool whose names are not UTF-8", "[ppctld][api][socket]")
+{
+	// root can name an interface with any bytes: the reply is still JSON
+	// (U+FFFD for each bad byte) and the server goes on.
+	SockDir dir;
+	Served s(dir.path("api.sock"));
+	ppkit::Pool p = pool(5);
+	p.ifname = "eth\xff\xfe";
+	p.owner = "drv\xc3";
+	s.f.store.on_pools(Source::Ppkit, {pool(3), pool(4), p});
+	s.f.store.on_stats(Source::Ppkit, {stats(5, 10, 1)}, s.f.epoch + 20s,
+			   kEpochRealtime + 20'000'000'000ULL);
+	s.f.store.publish();
+	Client c(s.srv.path());
+	c.send_all("{\"cmd\": \"pools\"}\n{\"cmd\": \"history\", \"pool\": 5}\n");
+	auto r = s.reply(c);
+	REQUIRE(r);
+	REQUIRE(r->is_object());
+	CHECK((*r)["ok"] == true);
+	bool found = false;
+	for (const json &row : (*r)["pools"])
+		if (row["id"] == 5) {
+			found = true;
+			CHECK(row["ifname"] == "eth\xef\xbf\xbd\xef\xbf\xbd");
+			CHECK(row["owner"] == "drv\xef\xbf\xbd");
+		}
+	CHECK(found);
+	r = s.reply(c);
+	REQUIRE(r);
+	REQUIRE(r->is_object());
+	CHECK((*r)["pool"]["ifname"] == "eth\xef\xbf\xbd\xef\xbf\xbd");
+	c.send_all("{\"cmd\": \"status\"}\n");
+	r = s.reply(c);
+	REQUIRE(r);
+	CHECK((*r)["ok"] == true);
+}
+
+TEST_CASE("api server: pipelined requests wait while their replies are not read",
+	  "[ppctld][api][socket]")
+{
+	// 200 pools make a "pools" reply of about 100 KB: 100 pipelined
+	// requests would be 10 MB of replies.  The server answers until
+	// kMaxPending wait for the client, then stops reading it; as the
+	// client reads, the rest are answered.
+	SockDir dir;
+	Served s(dir.path("api.sock"));
+	std::vector<ppkit::Pool> many;
+	std::vector<ppkit::Stats> st;
+	for (std::uint32_t id = 100; id < 300; id++) {
+		many.push_back(pool(id));
+		st.push_back(stats(id, 1000, 5));
+	}
+	s.f.store.on_pools(Source::Ppkit, many);
+	s.f.store.on_stats(Source::Ppkit, st, s.f.epoch + 20s, kEpochRealtime + 20'000'000'000ULL);
+	s.f.store.publish();
+	const std::size_t one = (handle_request("{\"cmd\": \"pools\"}", s.f.store, s.f.info).dump() +
+				 "\n").size();
+	REQUIRE(one > 90'000);
+
+	Client c(s.srv.path());
+	std::string reqs;
+	for (int i = 0; i < 100; i++)
+		reqs += "{\"cmd\": \"pools\"}\n";
+	c.send_all(reqs);
+	s.settle(300);
+	CHECK(s.srv.clients() == 1);
+	CHECK(s.srv.peak_pending() <= ApiServer::kMaxPending + one);
+
+	// Every request is answered, in order, once the client reads.
+	int replies = 0;
+	auto deadline = Clock::now() + 20s;
+	while (replies < 100 && Clock::now() < deadline) {
+		auto r = s.reply(c);
+		if (!r)
+			break;
+		CHECK((*r)["pools"].size() == 201);	// and netdev pool 3
+		replies++;
+	}
+	CHECK(replies == 100);
+	CHECK(s.srv.peak_pending() <= ApiServer::kMaxPending + one);
+	CHECK_FALSE(c.eof());
 }

@@ -213,6 +213,21 @@ TEST_CASE("ppctld refuses a history shorter than the interval", "[ppctld][config
 	CHECK(c.history_points() == 1);
 }
 
+TEST_CASE("ppctld refuses a history of more than kMaxHistoryPoints points", "[ppctld][config]")
+{
+	// 7 days at 0.1 s would be 6,048,000 points, 138 MiB for each pool.
+	refused({"--interval", "100ms", "--history", "7d"},
+		"is 6048000 points per pool (138 MiB a pool); at most 86400 (2 MiB a pool)");
+	refused({"--interval", "100ms", "--history", "7d"}, "--interval 7s or more");
+	refused({"--interval", "100ms", "--history", "7d"}, "--history 144m or less");
+	refused({"--history", "2d"}, "is 172800 points per pool");
+	// The limit itself, and what the message proposes, are accepted.
+	CHECK(parsed({"--history", "1d"}).history_points() == kMaxHistoryPoints);
+	CHECK(parsed({"--interval", "7s", "--history", "7d"}).history_points() <= kMaxHistoryPoints);
+	CHECK(parsed({"--interval", "100ms", "--history", "144m"}).history_points() ==
+	      kMaxHistoryPoints);
+}
+
 TEST_CASE("ppctld socket mode", "[ppctld][config]")
 {
 	CHECK(parsed({"--socket-mode", "0660"}).socket_mode == 0660);

@@ -642,3 +642,21 @@ TEST_CASE("metrics: the node_exporter textfile", "[ppctld][metrics]")
 	}
 	CHECK(dir.entries() == std::vector<std::string>{"ppkit.prom"});
 }
+
+TEST_CASE("metrics: label values that are not UTF-8", "[ppctld][metrics]")
+{
+	// Prometheus refuses a scrape with invalid UTF-8 in a label value: a
+	// bad byte of an interface or driver name becomes U+FFFD.
+	Config c;
+	Store store(c, std::chrono::steady_clock::now(), 1'700'000'000'000'000'000ULL);
+	store.on_pools(Source::Ppkit, {pool(3, Source::Ppkit, "drv\xc3", 2, "eth\xff\xfe\"", 1)});
+	store.publish();
+	std::string text = exposition(*store.snapshot());
+	CHECK(text.find('\xff') == std::string::npos);
+	CHECK(text.find('\xfe') == std::string::npos);
+	auto all = samples(text);
+	const Line *i3 = of_pool(all, "ppkit_pool_info", 3);
+	REQUIRE(i3);
+	CHECK(i3->labels.at("device") == "eth\xef\xbf\xbd\xef\xbf\xbd\"");
+	CHECK(i3->labels.at("owner") == "drv\xef\xbf\xbd");
+}

@@ -191,3 +191,26 @@ TEST_CASE("JSON: sim and xdp documents", "[render][json][sim][xdp]")
 	CHECK(multi["programs"][1]["prog_name"].is_null());
 	CHECK(multi.dump().find('\n') == std::string::npos);
 }
+
+TEST_CASE("JSON: device names that are not UTF-8", "[render][json][sim][xdp]")
+{
+	// root can name an interface with any bytes: dump() must not throw.
+	SimDevice d = port(5, 6);
+	d.ifname = "sim\xff\xfe";
+	d.peer_ifname = "\xc3";
+	json l = sim_devices_doc("sim-list", {d});
+	std::string text;
+	REQUIRE_NOTHROW(text = l.dump());
+	json back = json::parse(text);
+	CHECK(back["devices"][0]["ifname"] == "sim\xef\xbf\xbd\xef\xbf\xbd");
+	CHECK(back["devices"][0]["peer_ifname"] == "\xef\xbf\xbd");
+
+	XdpStatus st;
+	st.ifindex = 5;
+	st.ifname = "x\xff";
+	st.programs.push_back({XdpMode::Native, 42, "prog\xfe"});
+	json x = xdp_status_doc("xdp-status", st);
+	REQUIRE_NOTHROW(text = x.dump());
+	CHECK(json::parse(text)["ifname"] == "x\xef\xbf\xbd");
+	CHECK(json::parse(text)["prog_name"] == "prog\xef\xbf\xbd");
+}

@@ -60,9 +60,7 @@ DaemonClient::DaemonClient(std::string path, std::chrono::milliseconds timeout)
 						path_),
 				    e);
 		throw Error(Errc::DaemonMissing,
-			    fmt::format("ppctld is not running (nothing listens on {}): start it with "
-					"'systemctl start ppctld' or 'ppctld --foreground &'",
-					path_),
+			    fmt::format("ppctld is not running (nothing listens on {})", path_),
 			    e);
 	}
 }

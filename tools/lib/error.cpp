@@ -51,9 +51,10 @@ std::string_view to_string(Errc c)
 	return "unknown";
 }
 
-Error::Error(Errc code, const std::string &message, int sys_errno, std::string extack)
+Error::Error(Errc code, const std::string &message, int sys_errno, std::string extack,
+	     std::optional<Source> source)
 	: std::runtime_error(compose(message, extack)), code_(code), errno_(sys_errno),
-	  extack_(std::move(extack))
+	  extack_(std::move(extack)), message_(message), source_(source)
 {
 }
 
@@ -62,17 +63,18 @@ Error family_missing(Source source)
 	if (source == Source::Ppkit)
 		return Error(Errc::FamilyMissing,
 			     "pp_backport is not loaded: modprobe pp_backport "
-			     "(or insmod kmod/pool/pp_backport.ko)");
+			     "(or insmod kmod/pool/pp_backport.ko)",
+			     0, {}, source);
 	return Error(Errc::FamilyMissing,
 		     "this kernel has no netdev netlink family (it needs Linux >= 6.8 "
-		     "for page pools): use --source ppkit");
+		     "for page pools)",
+		     0, {}, source);
 }
 
-Error kernel_error(int err, std::string extack, const ErrorContext &ctx)
-{
-	err = std::abs(err);
-	const std::string op = ctx.op.empty() ? std::string("request") : std::string(ctx.op);
+namespace {
 
+Error kernel_error_of(int err, std::string extack, const std::string &op, const ErrorContext &ctx)
+{
 	switch (err) {
 	case EPERM:
 	case EACCES:
@@ -81,10 +83,8 @@ Error kernel_error(int err, std::string extack, const ErrorContext &ctx)
 			     std::move(extack));
 	case ENOENT:
 		if (ctx.pool_id)
-			return Error(Errc::NoSuchPool,
-				     fmt::format("no pool {} (see ppctl list{})", *ctx.pool_id,
-						 ctx.source == Source::Netdev ? " --source netdev" : ""),
-				     err, std::move(extack));
+			return Error(Errc::NoSuchPool, fmt::format("no pool {}", *ctx.pool_id), err,
+				     std::move(extack));
 		break;
 	case EOPNOTSUPP:
 		return Error(Errc::NotSupported,
@@ -104,6 +104,16 @@ Error kernel_error(int err, std::string extack, const ErrorContext &ctx)
 		     std::move(extack));
 }
 
+}  // namespace
+
+Error kernel_error(int err, std::string extack, const ErrorContext &ctx)
+{
+	err = std::abs(err);
+	const std::string op = ctx.op.empty() ? std::string("request") : std::string(ctx.op);
+	Error e = kernel_error_of(err, std::move(extack), op, ctx);
+	return Error(e.code(), e.message(), e.sys_errno(), e.extack(), ctx.source);
+}
+
 Error sim_family_missing()
 {
 	return Error(Errc::FamilyMissing,
@@ -120,7 +130,7 @@ Error sim_kernel_error(int err, std::string extack, std::string_view op, std::ui
 		std::string dev = if_indextoname(ifindex, buf) ? std::string(buf)
 							      : fmt::format("interface {}", ifindex);
 		return Error(Errc::NoSuchDevice,
-			     fmt::format("{} is not a ppsim device (see ppctl sim list)", dev), err,
+			     fmt::format("{} is not a ppsim device", dev), err,
 			     std::move(extack));
 	}
 	return kernel_error(err, std::move(extack), {Source::Ppkit, what, {}});

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ppkit/json_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -37,6 +38,17 @@ bool plain(std::string_view s)
 constexpr std::size_t kShort = 64;
 
 }  // namespace
+
+std::string valid_utf8(std::string_view s)
+{
+	if (std::all_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x80; }))
+		return std::string(s);
+	// nlohmann's own replacement, so that both agree on what a bad byte is.
+	return nlohmann::json::parse(nlohmann::json(std::string(s))
+					     .dump(-1, ' ', false,
+						   nlohmann::json::error_handler_t::replace))
+		.get<std::string>();
+}
 
 void JsonWriter::separate()
 {

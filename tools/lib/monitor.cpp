@@ -15,9 +15,10 @@ namespace ppkit {
 struct Monitor::Impl {
 	Source source;
 	nl::Socket sock;
+	Monitor::Buffer buffer;
 };
 
-Monitor::Monitor(Source source) : impl_(std::make_unique<Impl>(Impl{source, nl::Socket()}))
+Monitor::Monitor(Source source) : impl_(std::make_unique<Impl>(Impl{source, nl::Socket(), {}}))
 {
 	nl::Socket &s = impl_->sock;
 	const char *family = source == Source::Ppkit ? PPKIT_FAMILY_NAME : wire::netdev::kFamily;
@@ -26,8 +27,9 @@ Monitor::Monitor(Source source) : impl_(std::make_unique<Impl>(Impl{source, nl::
 		throw family_missing(source);
 	int id = s.group(family, group);
 	// A burst of pool creations (a driver bringing up many queues) must not
-	// overrun us: give the socket room.
-	nl_socket_set_buffer_size(s.get(), 4 << 20, 0);
+	// overrun us: give the socket room, past rmem_max when we may.
+	nl::ReceiveBuffer b = nl::set_receive_buffer(s.fd(), kBuffer);
+	impl_->buffer = {b.bytes, b.forced};
 	s.join(id);
 }
 
@@ -38,6 +40,11 @@ Monitor &Monitor::operator=(Monitor &&) noexcept = default;
 Source Monitor::source() const
 {
 	return impl_->source;
+}
+
+Monitor::Buffer Monitor::buffer() const
+{
+	return impl_->buffer;
 }
 
 int Monitor::fd() const

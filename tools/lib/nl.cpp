@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "nl.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -193,6 +195,21 @@ Socket::Socket() : sk_(nl_socket_alloc())
 	setsockopt(fd(), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 }
 
+ReceiveBuffer set_receive_buffer(int fd, std::size_t bytes)
+{
+	ReceiveBuffer r;
+	int want = static_cast<int>(std::min<std::size_t>(bytes, INT_MAX / 2));
+	r.forced = setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) == 0;
+	if (!r.forced)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	// The kernel doubles the value for its bookkeeping and reports that.
+	int got = 0;
+	socklen_t len = sizeof(got);
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got > 0)
+		r.bytes = static_cast<std::size_t>(got) / 2;
+	return r;
+}
+
 int Socket::fd() const
 {
 	return nl_socket_get_fd(sk_.get());
@@ -223,7 +240,8 @@ void Socket::join(int group)
 	int err = nl_socket_add_membership(sk_.get(), group);
 	if (err == -NLE_PERM)
 		throw Error(Errc::Permission,
-			    "watching pool events needs CAP_NET_ADMIN: run it as root", EPERM);
+			    "joining the notification group needs CAP_NET_ADMIN: run it as root",
+			    EPERM);
 	if (err < 0)
 		throw nl_failure("joining a multicast group", err);
 }

@@ -62,6 +62,16 @@ std::uint64_t get_uint(const nlattr *attr);
 // the kernel sent none.  Handles capped and uncapped acks.
 std::string extack_message(const nlmsghdr *nlh);
 
+// A socket's receive buffer: what the kernel gave (the bytes asked for,
+// or fewer), and whether it was forced past net.core.rmem_max
+// (SO_RCVBUFFORCE, which needs CAP_NET_ADMIN).  Without the capability the
+// size falls back to SO_RCVBUF, which the kernel caps at rmem_max.
+struct ReceiveBuffer {
+	std::size_t bytes = 0;
+	bool forced = false;
+};
+ReceiveBuffer set_receive_buffer(int fd, std::size_t bytes);
+
 struct Reply {
 	int err = 0;		// 0, or the kernel's negative errno
 	std::string extack;	// its extended-ack message, if any

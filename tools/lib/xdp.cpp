@@ -134,7 +134,7 @@ Error link_error(int err, const LibbpfLog &log, std::string_view op, std::uint32
 	case EOPNOTSUPP:
 		if (mode == XdpMode::Native)
 			return Error(Errc::NotSupported,
-				     fmt::format("{} has no native XDP: try --mode generic", dev), err,
+				     fmt::format("{} has no native XDP", dev), err,
 				     std::move(extack));
 		break;
 	case EPERM:
@@ -149,9 +149,8 @@ Error link_error(int err, const LibbpfLog &log, std::string_view op, std::uint32
 		if (mode != XdpMode::Offload) {
 			auto other = mode == XdpMode::Native ? XdpMode::Generic : XdpMode::Native;
 			return Error(Errc::Kernel,
-				     fmt::format("{} has a {} XDP program: detach it first "
-						 "(ppctl xdp detach {} --mode {})",
-						 dev, to_string(other), dev, to_string(other)),
+				     fmt::format("{} has a {} XDP program: detach it first", dev,
+						 to_string(other)),
 				     err, std::move(extack));
 		}
 		break;
@@ -318,7 +317,8 @@ std::string_view XdpStatus::mode() const
 XdpAttached xdp_attach(std::uint32_t ifindex, XdpMode mode, XdpProgram &prog)
 {
 	if (mode == XdpMode::Offload)
-		throw Error(Errc::NotSupported, "ppctl attaches in native or generic mode only");
+		throw Error(Errc::NotSupported,
+			    "offload mode is not supported: attach in native or generic mode");
 	LibbpfLog log;
 	auto &p = XdpAccess::impl(prog);
 	if (!p.loaded) {

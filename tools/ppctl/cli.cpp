@@ -6,13 +6,17 @@
 #include <charconv>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <linux/ppkit.h>
 
+#include "advice.h"
 #include "commands.h"
 #include "json_out.h"
 #include "ppkit/error.h"
@@ -547,7 +551,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.fallthrough();
 	app.formatter(std::make_shared<HelpFormatter>());
 	app.get_formatter()->column_width(30);
-	app.footer("Exit status: 0 ok, 1 usage error, 2 kernel or netlink error.  See ppctl(8).");
+	app.footer("Exit status: 0 ok, 1 usage, 2 kernel, 3 output, 4 internal error; see ppctl(8).");
 
 	std::string source = "ppkit";
 	auto *source_opt = app.add_option("-s,--source", source, "ppkit (default), netdev (upstream, Linux >= 6.8), all")
@@ -710,62 +714,203 @@ int report(const Options &o, std::ostream &out, std::ostream &err, const std::st
 	return exit;
 }
 
-int run_command(const Options &o, std::ostream &out, std::ostream &err)
+// The output streams fail loudly while a command runs: a failed write
+// throws where it happens, streaming commands included, instead of a
+// silent exit 0.  (What it throws is libstdc++'s std::__ios_failure, which
+// a catch of the C++11 ABI's std::ios_base::failure does not match: a
+// stream's badbit is what tells a failed write.)  restore() before any
+// error is written: std::cerr flushes std::cout (tie()) first, which must
+// not throw again.
+class OutputGuard {
+public:
+	OutputGuard() = default;
+	~OutputGuard() { restore(); }
+	OutputGuard(const OutputGuard &) = delete;
+	OutputGuard &operator=(const OutputGuard &) = delete;
+
+	void watch(std::ostream &s)
+	{
+		watched_.push_back({&s, s.exceptions()});
+		s.exceptions(std::ios::badbit);
+	}
+	bool failed() const
+	{
+		return std::any_of(watched_.begin(), watched_.end(),
+				   [](const Watched &w) { return w.stream->bad(); });
+	}
+	void restore()
+	{
+		for (auto it = watched_.rbegin(); it != watched_.rend(); ++it) {
+			try {
+				it->stream->exceptions(it->old);
+			} catch (const std::exception &) {
+				// A stream that asked for exceptions itself: reported already.
+			}
+		}
+		watched_.clear();
+	}
+
+private:
+	struct Watched {
+		std::ostream *stream;
+		std::ios::iostate old;
+	};
+	std::vector<Watched> watched_;
+};
+
+void flush_quietly(std::ostream &out)
 {
 	try {
-		if (!o.netns.empty())
-			enter_netns(o.netns);
-		switch (o.command) {
-		case Command::List:
-			return cmd_list(o, out, err);
-		case Command::Stats:
-			return cmd_stats(o, out, err);
-		case Command::Set:
-			return cmd_set(o, out, err);
-		case Command::Holders:
-			return cmd_holders(o, out, err);
-		case Command::Monitor:
-			return cmd_monitor(o, out, err);
-		case Command::History:
-			return cmd_history(o, out, err);
-		case Command::Top:
-			return cmd_top(o, out, err);
-		case Command::SimList:
-		case Command::SimAdd:
-		case Command::SimDel:
-		case Command::SimSet:
-		case Command::SimGenStart:
-		case Command::SimGenStop:
-			return cmd_sim(o, out, err);
-		case Command::XdpAttach:
-		case Command::XdpDetach:
-		case Command::XdpStatus:
-			return cmd_xdp(o, out, err);
-		}
+		out.flush();
+	} catch (const std::exception &) {
+		// The error being reported comes first.
+	}
+}
+
+struct Failure {
+	int exit;
+	std::string message;
+	int sys_errno = 0;
+	std::string extack;
+};
+
+// In a catch block: what the exception being handled means for the user.
+// @output_failed: an output stream went bad (the write that failed threw).
+Failure failure(bool output_failed, int saved_errno)
+{
+	try {
+		throw;
 	} catch (const UsageError &e) {
-		return report(o, out, err, e.what(), 0, {}, kExitUsage);
+		return {kExitUsage, e.what(), 0, {}};
 	} catch (const ppkit::Error &e) {
-		return report(o, out, err, e.what(), e.sys_errno(), e.extack(), kExitKernel);
+		return {kExitKernel, e.what(), e.sys_errno(), e.extack()};
+	} catch (...) {
+		if (output_failed)
+			return {kExitOutput,
+				std::string("cannot write the output") +
+					(saved_errno ? std::string(": ") + std::strerror(saved_errno)
+						     : std::string()) +
+					" (is the disk full, or the reader gone?)",
+				0, {}};
+	}
+	// Anything else is ppctl's own failure, not the kernel's.
+	const char *report_bug = " (a bug in ppctl: please report it, with the command line)";
+	try {
+		throw;
 	} catch (const std::exception &e) {
-		return report(o, out, err, e.what(), 0, {}, kExitKernel);
+		return {kExitInternal, std::string("internal error: ") + e.what() + report_bug, 0, {}};
+	} catch (...) {
+		return {kExitInternal,
+			std::string("internal error: an unknown exception") + report_bug, 0, {}};
+	}
+}
+
+int run_command(const Options &o, std::ostream &out, std::ostream &err, OutputGuard &guard)
+{
+	try {
+		// libppkit says what failed; what to do next is ppctl's to say.
+		try {
+			if (!o.netns.empty())
+				enter_netns(o.netns);
+			switch (o.command) {
+			case Command::List:
+				return cmd_list(o, out, err);
+			case Command::Stats:
+				return cmd_stats(o, out, err);
+			case Command::Set:
+				return cmd_set(o, out, err);
+			case Command::Holders:
+				return cmd_holders(o, out, err);
+			case Command::Monitor:
+				return cmd_monitor(o, out, err);
+			case Command::History:
+				return cmd_history(o, out, err);
+			case Command::Top:
+				return cmd_top(o, out, err);
+			case Command::SimList:
+			case Command::SimAdd:
+			case Command::SimDel:
+			case Command::SimSet:
+			case Command::SimGenStart:
+			case Command::SimGenStop:
+				return cmd_sim(o, out, err);
+			case Command::XdpAttach:
+			case Command::XdpDetach:
+			case Command::XdpStatus:
+				return cmd_xdp(o, out, err);
+			}
+		} catch (const ppkit::Error &e) {
+			throw advised(e, o);
+		}
+	} catch (...) {
+		const int saved = errno;
+		const bool output_failed = guard.failed();
+		guard.restore();
+		Failure f = failure(output_failed, saved);
+		if (f.exit == kExitOutput) {
+			// Never a JSON error into the output that failed.
+			err << "ppctl: " << f.message << "\n";
+			return f.exit;
+		}
+		return report(o, out, err, f.message, f.sys_errno, f.extack, f.exit);
 	}
 	return kExitOk;
 }
 
 }  // namespace
 
+int report_error(std::ostream &out, std::ostream &err)
+{
+	const int saved = errno;
+	Failure f = failure(out.bad(), saved);
+	if (f.exit != kExitOutput)
+		flush_quietly(out);
+	err << "ppctl: " << f.message << "\n";
+	return f.exit;
+}
+
 int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
 {
-	Parsed p = parse(argc, argv, out, err);
-	if (!p.options)
-		return p.exit;
-	if (!p.options->pretty)
-		return run_command(*p.options, out, err);
-	// -p: each document re-indented on its way out, errors included.
-	PrettyJsonBuf buf(out);
-	std::ostream pretty(&buf);
-	int rc = run_command(*p.options, pretty, err);
-	buf.finish();
+	OutputGuard guard;
+	guard.watch(out);
+	std::optional<Options> o;
+	try {
+		Parsed p = parse(argc, argv, out, err);
+		if (!p.options) {
+			out.flush();	// --help, --version
+			return p.exit;
+		}
+		o = std::move(p.options);
+	} catch (...) {
+		guard.restore();
+		return report_error(out, err);
+	}
+	int rc;
+	if (!o->pretty) {
+		rc = run_command(*o, out, err, guard);
+	} else {
+		// -p: each document re-indented on its way out, errors included.
+		PrettyJsonBuf buf(out);
+		std::ostream pretty(&buf);
+		guard.watch(pretty);
+		rc = run_command(*o, pretty, err, guard);
+		if (rc == kExitOutput)
+			return rc;	// said so already
+		try {
+			buf.finish();
+		} catch (...) {
+			guard.restore();
+			return report_error(out, err);
+		}
+		guard.restore();	// before ~PrettyJsonBuf writes what is left
+		guard.watch(out);
+	}
+	try {
+		out.flush();
+	} catch (...) {
+		guard.restore();
+		return report_error(out, err);
+	}
 	return rc;
 }
 

@@ -21,6 +21,8 @@ enum Exit : int {
 	kExitOk = 0,
 	kExitUsage = 1,		// bad arguments: nothing was asked of the kernel
 	kExitKernel = 2,	// the kernel or netlink said no (module missing, EPERM, ...)
+	kExitOutput = 3,	// standard output could not be written (disk full, ...)
+	kExitInternal = 4,	// a bug in ppctl: an exception nobody expected
 };
 
 enum class Command {
@@ -89,7 +91,12 @@ struct Parsed {
 // result has no options, the program is done and exits with Parsed::exit.
 Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream &err);
 
+// In a catch block: writes the message of the exception being handled to
+// @err ("ppctl: ..."), flushing @out first, and returns its exit status.
+int report_error(std::ostream &out, std::ostream &err);
+
 // The program: parse, run the command, report errors; returns the exit status.
+// A write to @out that fails (a full disk) ends it with kExitOutput.
 int run(int argc, const char *const *argv, std::ostream &out, std::ostream &err);
 
 }  // namespace ppctl

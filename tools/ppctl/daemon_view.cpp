@@ -9,6 +9,7 @@
 
 #include "format.h"
 #include "ppkit/error.h"
+#include "ppkit/json_writer.h"
 #include "table.h"
 
 namespace ppctl {
@@ -187,9 +188,10 @@ json top_doc(const std::vector<TopRow> &rows, const TopHeader &h)
 		pools.push_back({
 			{"id", r.pool.id},
 			{"source", ppkit::to_string(r.pool.source)},
-			{"owner", r.pool.owner},
+			{"owner", ppkit::valid_utf8(r.pool.owner)},
 			{"ifindex", opt(r.pool.ifindex)},
-			{"ifname", r.pool.ifname.empty() ? json(nullptr) : json(r.pool.ifname)},
+			{"ifname",
+			 r.pool.ifname.empty() ? json(nullptr) : json(ppkit::valid_utf8(r.pool.ifname))},
 			{"queue", opt(r.pool.queue)},
 			{"inflight", opt(r.inflight)},
 			{"served_per_s", opt(r.served_per_s)},

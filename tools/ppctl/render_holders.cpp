@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "format.h"
+#include "ppkit/json_writer.h"
 #include "table.h"
 
 namespace ppctl {
@@ -116,14 +117,15 @@ json holders_doc(const std::vector<PoolHolders> &v)
 		for (const auto &x : h.holders) {
 			json procs = json::array();
 			for (const auto &p : x.processes)
-				procs.push_back({{"pid", p.pid}, {"comm", p.comm}});
+				procs.push_back({{"pid", p.pid}, {"comm", ppkit::valid_utf8(p.comm)}});
 			holders.push_back({
 				{"proto", ppkit::holder_proto(x)},
 				{"family", x.family},
 				{"protocol", x.protocol},
 				{"state", x.state},
 				{"netns", x.netns},
-				{"netns_name", x.netns_name.empty() ? json(nullptr) : json(x.netns_name)},
+				{"netns_name", x.netns_name.empty() ? json(nullptr)
+								     : json(ppkit::valid_utf8(x.netns_name))},
 				{"local", x.local.empty() ? json(nullptr) : json(x.local)},
 				{"local_port", x.local.empty() ? json(nullptr) : json(x.local_port)},
 				{"remote", x.remote.empty() ? json(nullptr) : json(x.remote)},
@@ -137,9 +139,10 @@ json holders_doc(const std::vector<PoolHolders> &v)
 		}
 		pools.push_back({
 			{"id", pool.id},
-			{"owner", pool.owner},
+			{"owner", ppkit::valid_utf8(pool.owner)},
 			{"ifindex", opt(pool.ifindex)},
-			{"ifname", pool.ifname.empty() ? json(nullptr) : json(pool.ifname)},
+			{"ifname",
+			 pool.ifname.empty() ? json(nullptr) : json(ppkit::valid_utf8(pool.ifname))},
 			{"detached", pool.detach_time_ns.has_value()},
 			{"driver_pages", h.driver_pages},
 			{"lent_pages", h.lent_pages},

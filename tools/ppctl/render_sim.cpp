@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "format.h"
+#include "ppkit/json_writer.h"
 #include "render.h"
 #include "table.h"
 
@@ -150,9 +151,9 @@ json sim_device_json(const SimDevice &d)
 	const ppkit::SimGen &g = d.gen;
 	return {
 		{"ifindex", d.ifindex},
-		{"ifname", d.ifname.empty() ? json(nullptr) : json(d.ifname)},
+		{"ifname", d.ifname.empty() ? json(nullptr) : json(ppkit::valid_utf8(d.ifname))},
 		{"peer_ifindex", opt(d.peer_ifindex)},
-		{"peer_ifname", d.peer_ifname.empty() ? json(nullptr) : json(d.peer_ifname)},
+		{"peer_ifname", d.peer_ifname.empty() ? json(nullptr) : json(ppkit::valid_utf8(d.peer_ifname))},
 		{"rx_queues", opt(d.rx_queues)},
 		{"tx_queues", opt(d.tx_queues)},
 		{"ring_size", opt(d.ring_size)},
@@ -199,19 +200,19 @@ json xdp_status_doc(std::string_view command, const ppkit::XdpStatus &st)
 	for (const auto &a : st.programs)
 		progs.push_back({{"mode", to_string(a.mode)},
 				 {"prog_id", a.prog_id},
-				 {"prog_name", a.prog_name.empty() ? json(nullptr) : json(a.prog_name)}});
+				 {"prog_name", a.prog_name.empty() ? json(nullptr) : json(ppkit::valid_utf8(a.prog_name))}});
 	// One program: its id and name at the top too, for the common case.
 	const ppkit::XdpAttached *one = st.programs.size() == 1 ? &st.programs.front() : nullptr;
 	return {
 		{"version", kJsonVersion},
 		{"command", command},
 		{"ifindex", st.ifindex},
-		{"ifname", st.ifname.empty() ? json(nullptr) : json(st.ifname)},
+		{"ifname", st.ifname.empty() ? json(nullptr) : json(ppkit::valid_utf8(st.ifname))},
 		{"attached", st.attached()},
 		{"mode", st.mode()},
 		{"prog_id", one ? json(one->prog_id) : json(nullptr)},
 		{"prog_name",
-		 one && !one->prog_name.empty() ? json(one->prog_name) : json(nullptr)},
+		 one && !one->prog_name.empty() ? json(ppkit::valid_utf8(one->prog_name)) : json(nullptr)},
 		{"programs", progs},
 	};
 }

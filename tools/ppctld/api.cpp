@@ -23,6 +23,14 @@ namespace {
 
 using nlohmann::json;
 
+// One reply line.  Never throws on invalid UTF-8: a pool's names are
+// whatever bytes the kernel holds (root can name an interface "\xff"); a
+// bad byte is written as U+FFFD.
+std::string line_of(const json &reply)
+{
+	return reply.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 json error(std::string msg)
 {
 	return {{"ok", false}, {"error", std::move(msg)}};
@@ -199,6 +207,22 @@ json handle_request(std::string_view line, const Store &store, const ApiInfo &in
 				 cmd.substr(0, 64)));
 }
 
+namespace {
+
+// The id of group @name, -1 for none.
+gid_t group_id(const std::string &name)
+{
+	if (name.empty())
+		return static_cast<gid_t>(-1);
+	struct group *g = getgrnam(name.c_str());
+	if (!g)
+		throw std::system_error(ENOENT, std::generic_category(),
+					"socket group '" + name + "' does not exist");
+	return g->gr_gid;
+}
+
+}  // namespace
+
 ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_name,
 		     std::size_t max_clients)
 	: path_(std::move(path)), max_clients_(max_clients)
@@ -210,14 +234,7 @@ ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_n
 					"socket path '" + path_ + "'");
 	std::memcpy(sa.sun_path, path_.data(), path_.size());
 
-	gid_t gid = static_cast<gid_t>(-1);
-	if (!group_name.empty()) {
-		struct group *g = getgrnam(group_name.c_str());
-		if (!g)
-			throw std::system_error(ENOENT, std::generic_category(),
-						"socket group '" + group_name + "' does not exist");
-		gid = g->gr_gid;
-	}
+	const gid_t gid = group_id(group_name);
 	fd_ = Fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (!fd_)
 		throw std::system_error(errno, std::generic_category(), "socket");
@@ -253,6 +270,15 @@ ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_n
 	}
 }
 
+void ApiServer::reconfigure(unsigned mode, const std::string &group, std::size_t max_clients)
+{
+	const gid_t gid = group_id(group);
+	if (chmod(path_.c_str(), mode) < 0 ||
+	    (gid != static_cast<gid_t>(-1) && chown(path_.c_str(), static_cast<uid_t>(-1), gid) < 0))
+		throw std::system_error(errno, std::generic_category(), "permissions of " + path_);
+	max_clients_ = max_clients;
+}
+
 ApiServer::~ApiServer()
 {
 	unlink(path_.c_str());
@@ -262,8 +288,11 @@ std::vector<ApiServer::Watch> ApiServer::watches() const
 {
 	std::vector<Watch> w;
 	w.push_back({fd_.get(), POLLIN});
+	// A client with kMaxPending bytes of replies waiting is not read from
+	// until it reads them.
 	for (const auto &c : clients_)
-		w.push_back({c->fd.get(), static_cast<short>(c->out.empty() ? POLLIN : POLLIN | POLLOUT)});
+		w.push_back({c->fd.get(), static_cast<short>((full(*c) ? 0 : POLLIN) |
+							     (c->out.empty() ? 0 : POLLOUT))});
 	return w;
 }
 
@@ -274,8 +303,8 @@ void ApiServer::accept_all()
 		if (!c)
 			return;	// EAGAIN, or the client left already
 		if (clients_.size() >= max_clients_) {
-			std::string msg = error(fmt::format("too many clients (at most {})",
-							    max_clients_)).dump() + "\n";
+			std::string msg = line_of(error(fmt::format("too many clients (at most {})",
+								     max_clients_)));
 			(void)!send(c.get(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 			continue;
 		}
@@ -307,6 +336,33 @@ void ApiServer::drop(int fd)
 	std::erase_if(clients_, [fd](const std::unique_ptr<Conn> &c) { return c->fd.get() == fd; });
 }
 
+void ApiServer::answer(Conn &c, const Store &store, const ApiInfo &info)
+{
+	// The bound is checked before each request, not after a whole read:
+	// once kMaxPending bytes wait, the rest of the requests wait too (in
+	// @c.in and the socket, which is no longer read) until the client
+	// reads its replies.  At most one reply more than the bound waits.
+	std::size_t nl;
+	while (!c.closing && !full(c) && (nl = c.in.find('\n')) != std::string::npos) {
+		std::string_view line(c.in.data(), nl);
+		if (!line.empty() && line.back() == '\r')
+			line.remove_suffix(1);
+		c.out += line_of(handle_request(line, store, info));
+		if (line.size() >= ppkit::kDaemonMaxRequest)
+			c.closing = true;	// oversized: answered, and hung up
+		c.in.erase(0, nl + 1);
+		peak_pending_ = std::max(peak_pending_, c.out.size());
+	}
+	if (!c.closing && c.in.size() >= ppkit::kDaemonMaxRequest &&
+	    c.in.find('\n') == std::string::npos) {
+		// No newline in sight: answer once, and hang up.
+		c.out += line_of(handle_request(c.in, store, info));
+		c.in.clear();
+		c.closing = true;
+		peak_pending_ = std::max(peak_pending_, c.out.size());
+	}
+}
+
 void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &info)
 {
 	if (fd == fd_.get()) {
@@ -318,7 +374,7 @@ void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &
 	if (it == clients_.end())
 		return;
 	Conn &c = **it;
-	if ((revents & POLLIN) && !c.closing) {
+	if ((revents & POLLIN) && !c.closing && !full(c)) {
 		char buf[8192];
 		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -327,32 +383,18 @@ void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &
 		}
 		if (n > 0)
 			c.in.append(buf, static_cast<std::size_t>(n));
-		std::size_t nl;
-		while (!c.closing && (nl = c.in.find('\n')) != std::string::npos) {
-			std::string_view line(c.in.data(), nl);
-			if (!line.empty() && line.back() == '\r')
-				line.remove_suffix(1);
-			c.out += handle_request(line, store, info).dump() + "\n";
-			if (line.size() >= ppkit::kDaemonMaxRequest)
-				c.closing = true;	// oversized: answered, and hung up
-			c.in.erase(0, nl + 1);
-		}
-		if (!c.closing && c.in.size() >= ppkit::kDaemonMaxRequest) {
-			// No newline in sight: answer once, and hang up.
-			c.out += handle_request(c.in, store, info).dump() + "\n";
-			c.in.clear();
-			c.closing = true;
-		}
-		if (c.out.size() > kMaxPending) {
-			drop(fd);
-			return;
-		}
 	}
 	if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
 		drop(fd);
 		return;
 	}
-	flush(c);
+	// Answer, send; as the client reads, the requests that waited.
+	for (;;) {
+		answer(c, store, info);
+		flush(c);
+		if (c.closing || !c.out.empty() || c.in.find('\n') == std::string::npos)
+			break;
+	}
 	if (c.closing && c.out.empty())
 		drop(fd);
 }

@@ -8,8 +8,10 @@
 //
 // Requests longer than ppkit::kDaemonMaxRequest, malformed JSON, unknown
 // commands and bad arguments get {"ok": false, "error": "..."}; an oversized
-// one also closes the connection.  The server never blocks: a client that
-// does not read its replies is dropped once kMaxPending bytes wait for it.
+// one also closes the connection.  The server never blocks: once
+// kMaxPending bytes of replies wait for a client, it answers no more of its
+// requests and stops reading from it until the client reads (at most one
+// reply past the bound waits for each client).
 #pragma once
 
 #include <cstddef>
@@ -50,6 +52,11 @@ public:
 	ApiServer(const ApiServer &) = delete;
 	ApiServer &operator=(const ApiServer &) = delete;
 
+	// New permissions and client limit for the socket it listens on (a
+	// reload that keeps the path).  Throws std::system_error, having changed
+	// nothing, when @group does not exist.
+	void reconfigure(unsigned mode, const std::string &group, std::size_t max_clients);
+
 	const std::string &path() const { return path_; }
 	// The descriptors to poll and what for.
 	struct Watch {
@@ -60,6 +67,8 @@ public:
 	// Serve whatever @fd has become ready for (accept, read, write).
 	void serve(int fd, short revents, const Store &store, const ApiInfo &info);
 	std::size_t clients() const { return clients_.size(); }
+	// The most reply bytes that ever waited for one client.
+	std::size_t peak_pending() const { return peak_pending_; }
 
 private:
 	struct Conn {
@@ -67,6 +76,8 @@ private:
 		std::string in, out;
 		bool closing = false;	// close once @out is sent
 	};
+	static bool full(const Conn &c) { return c.out.size() >= kMaxPending; }
+	void answer(Conn &c, const Store &store, const ApiInfo &info);
 	void accept_all();
 	void flush(Conn &c);
 	void drop(int fd);
@@ -75,6 +86,7 @@ private:
 	Fd fd_;
 	std::size_t max_clients_;
 	std::vector<std::unique_ptr<Conn>> clients_;
+	std::size_t peak_pending_ = 0;
 };
 
 }  // namespace ppctld

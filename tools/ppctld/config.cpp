@@ -5,7 +5,9 @@
 #include <ostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include "history.h"
 #include "ppkit/daemon.h"
 
 namespace ppctld {
@@ -59,11 +61,26 @@ CLI::Validator listen_check()
 		"", "");
 }
 
+// @ms as parse_duration() reads it, in the largest unit that is exact.
+std::string duration_text(long long ms)
+{
+	if (ms % 86'400'000 == 0)
+		return fmt::format("{}d", ms / 86'400'000);
+	if (ms % 3'600'000 == 0)
+		return fmt::format("{}h", ms / 3'600'000);
+	if (ms % 60'000 == 0)
+		return fmt::format("{}m", ms / 60'000);
+	if (ms % 1000 == 0)
+		return fmt::format("{}s", ms / 1000);
+	return fmt::format("{}ms", ms);
+}
+
 }  // namespace
 
 std::size_t Config::history_points() const
 {
-	double n = std::ceil(history_s / interval_s);
+	// Less a hair, so that 144m at 0.1s is 86,400 points, not 86,401.
+	double n = std::ceil(history_s / interval_s - 1e-6);
 	return n < 1 ? 1 : static_cast<std::size_t>(n);
 }
 
@@ -87,7 +104,8 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.add_option("-i,--interval", interval, "sampling period (default 1s)")
 		->check(duration_check("interval", 0.1, 3600))
 		->type_name("DURATION");
-	app.add_option("--history", history, "how far back each pool's history goes (default 1h)")
+	app.add_option("--history", history,
+		       "how far back each pool's history goes (default 1h, at most 86400 intervals)")
 		->check(duration_check("history", 1, 7 * 86400.0))
 		->type_name("DURATION");
 	std::string source = "ppkit";
@@ -176,6 +194,23 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	if (c.history_s < c.interval_s) {
 		err << "ppctld: --history (" << history << ") is shorter than --interval (" << interval
 		    << ")\n";
+		return {std::nullopt, 1};
+	}
+	if (const std::size_t points = c.history_points(); points > kMaxHistoryPoints) {
+		const long long interval_ms = std::llround(c.interval_s * 1000);
+		const long long history_ms = std::llround(c.history_s * 1000);
+		const auto mib = [](std::size_t n) {
+			return static_cast<double>(n * sizeof(Point)) / (1 << 20);
+		};
+		err << fmt::format("ppctld: --history {} at --interval {} is {} points per pool "
+				   "({:.0f} MiB a pool); at most {} ({:.0f} MiB a pool) are kept: "
+				   "sample less often (--interval {} or more) or keep less "
+				   "(--history {} or less)\n",
+				   history, interval, points, mib(points), kMaxHistoryPoints,
+				   mib(kMaxHistoryPoints),
+				   duration_text((history_ms + kMaxHistoryPoints - 1) /
+						 static_cast<long long>(kMaxHistoryPoints)),
+				   duration_text(interval_ms * static_cast<long long>(kMaxHistoryPoints)));
 		return {std::nullopt, 1};
 	}
 	return {c, 0};

@@ -3,6 +3,7 @@
 // both; a flag wins over the file).  SIGHUP reads them again.
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -13,6 +14,11 @@
 namespace ppctld {
 
 inline constexpr const char *kDefaultConfig = "/etc/ppctld.conf";
+
+// The most points a pool's history may hold (history / interval): a day at
+// 1 s, 2 MiB a pool (24 bytes a point).  More is refused at parse time;
+// --interval 0.1s --history 7d would be 138 MiB a pool.
+inline constexpr std::size_t kMaxHistoryPoints = 86400;
 
 struct Config {
 	std::string config_file;		// "" when none was read

@@ -24,6 +24,7 @@
 
 #include "api.h"
 #include "fd.h"
+#include "feed.h"
 #include "metrics.h"
 #include "ppkit/client.h"
 #include "ppkit/error.h"
@@ -97,6 +98,37 @@ struct Backend {
 	bool stats = true;		// the kernel reports statistics
 	std::optional<bool> was_up;	// for logging transitions once
 	std::string why;
+};
+
+// A family's client and notification socket as the sampler reads them.
+class NetlinkFeed : public Feed {
+public:
+	NetlinkFeed(ppkit::Client &c, ppkit::Monitor &m, bool stats)
+		: client_(c), monitor_(m), stats_(stats)
+	{
+	}
+	std::vector<ppkit::Pool> pools() override { return client_.pools(); }
+	std::optional<ppkit::Pool> pool(std::uint32_t id) override
+	{
+		try {
+			return client_.pool(id);
+		} catch (const ppkit::Error &) {
+			return std::nullopt;
+		}
+	}
+	bool has_stats() override { return stats_; }
+	std::vector<ppkit::Stats> stats() override { return client_.stats(); }
+	bool pending() override
+	{
+		pollfd p{monitor_.fd(), POLLIN, 0};
+		return poll(&p, 1, 0) > 0;
+	}
+	std::vector<ppkit::Event> read(bool *lost) override { return monitor_.read(lost); }
+
+private:
+	ppkit::Client &client_;
+	ppkit::Monitor &monitor_;
+	bool stats_;
 };
 
 class Daemon {
@@ -191,37 +223,98 @@ private:
 		timerfd_settime(timer_.get(), 0, &its, nullptr);
 	}
 
-	// The metrics server and the API socket for cfg_; @old says what runs now, so
-	// unchanged endpoints stay up across a reload.
+	std::unique_ptr<MetricsServer> open_metrics(const std::string &listen)
+	{
+		try {
+			return std::make_unique<MetricsServer>(listen, store_);
+		} catch (const std::exception &e) {
+			throw std::runtime_error(fmt::format(
+				"cannot serve metrics on {}: {} (is the port taken? "
+				"pick another with --listen ADDR:PORT, or --listen none)",
+				listen, e.what()));
+		}
+	}
+
+	// The metrics server and the API socket for cfg_; @old says what runs
+	// now, so unchanged endpoints stay up across a reload.  What is new is
+	// opened before what it replaces is closed: when anything fails (a port
+	// taken, a directory missing) this throws and the old endpoints go on
+	// serving as they were.
 	void open_endpoints(const Config *old)
 	{
-		if (!old || old->listen != cfg_.listen) {
-			metrics_.reset();
-			if (!cfg_.listen.empty()) {
-				try {
-					metrics_ = std::make_unique<MetricsServer>(cfg_.listen, store_);
-				} catch (const std::exception &e) {
-					throw std::runtime_error(fmt::format(
-						"cannot serve metrics on {}: {} (is the port taken? "
-						"pick another with --listen ADDR:PORT, or --listen none)",
-						cfg_.listen, e.what()));
-				}
+		const bool new_metrics = !old || old->listen != cfg_.listen;
+		const bool new_socket = !old || old->socket != cfg_.socket;
+		const bool new_access = old && !new_socket &&
+					(old->socket_mode != cfg_.socket_mode ||
+					 old->socket_group != cfg_.socket_group ||
+					 old->max_clients != cfg_.max_clients);
+		std::unique_ptr<ApiServer> api;
+		if (new_socket && !cfg_.socket.empty()) {
+			try {
+				api = std::make_unique<ApiServer>(cfg_.socket, cfg_.socket_mode,
+								  cfg_.socket_group, cfg_.max_clients);
+			} catch (const std::system_error &e) {
+				throw std::runtime_error(fmt::format(
+					"cannot open the API socket: {} (another ppctld? "
+					"pick another with --socket PATH, or --socket none)",
+					e.what()));
 			}
 		}
-		if (!old || old->socket != cfg_.socket || old->socket_mode != cfg_.socket_mode ||
-		    old->socket_group != cfg_.socket_group || old->max_clients != cfg_.max_clients) {
-			api_.reset();
-			if (!cfg_.socket.empty()) {
-				try {
-					api_ = std::make_unique<ApiServer>(cfg_.socket, cfg_.socket_mode,
-									   cfg_.socket_group, cfg_.max_clients);
-				} catch (const std::system_error &e) {
-					throw std::runtime_error(fmt::format(
-						"cannot open the API socket: {} (another ppctld? "
-						"pick another with --socket PATH, or --socket none)",
-						e.what()));
-				}
+		if (new_access && api_) {
+			try {
+				api_->reconfigure(cfg_.socket_mode, cfg_.socket_group, cfg_.max_clients);
+			} catch (const std::system_error &e) {
+				throw std::runtime_error(fmt::format(
+					"cannot change the API socket: {} (check --socket-group)", e.what()));
 			}
+		}
+		if (new_metrics) {
+			try {
+				replace_metrics(old);
+			} catch (const std::exception &) {
+				if (new_access && api_) {
+					try {
+						api_->reconfigure(old->socket_mode, old->socket_group,
+								  old->max_clients);
+					} catch (const std::system_error &) {
+						// It had these settings a moment ago.
+					}
+				}
+				throw;
+			}
+		}
+		if (new_socket)
+			api_ = std::move(api);
+	}
+
+	// The metrics server for cfg_.listen in place of the one for @old
+	// (none at start).
+	void replace_metrics(const Config *old)
+	{
+		if (cfg_.listen.empty()) {
+			metrics_.reset();
+			return;
+		}
+		try {
+			metrics_ = open_metrics(cfg_.listen);
+			return;
+		} catch (const std::exception &) {
+			if (!metrics_)
+				throw;
+		}
+		// The same port on another address is held by the old server
+		// itself: close it, try again, and reopen it if that fails too.
+		metrics_.reset();
+		try {
+			metrics_ = open_metrics(cfg_.listen);
+		} catch (const std::exception &) {
+			try {
+				metrics_ = open_metrics(old->listen);
+			} catch (const std::exception &e) {
+				log(LOG_ERR, "SIGHUP: cannot reopen the old metrics endpoint either: {}",
+				    e.what());
+			}
+			throw;
 		}
 	}
 
@@ -284,6 +377,14 @@ private:
 		try {
 			ppkit::Client c(b.source);
 			ppkit::Monitor m(b.source);
+			if (ppkit::Monitor::Buffer buf = m.buffer(); !buf.forced)
+				log(LOG_NOTICE,
+				    "{} pools: notification buffer {} KiB, not {} KiB: SO_RCVBUFFORCE "
+				    "needs CAP_NET_ADMIN and net.core.rmem_max caps the rest (raise it "
+				    "with sysctl, or give ppctld the capability); a burst of pool "
+				    "changes overruns it sooner",
+				    ppkit::to_string(b.source), buf.bytes >> 10,
+				    ppkit::Monitor::kBuffer >> 10);
 			// Notifications first, then the list: nothing falls in between.
 			auto pools = c.pools();
 			b.stats = c.has_stats();
@@ -297,7 +398,7 @@ private:
 			b.was_up = true;
 			return true;
 		} catch (const ppkit::Error &e) {
-			down(b, e.what());
+			down(b, explain(e));
 			return false;
 		}
 	}
@@ -307,19 +408,12 @@ private:
 		if (!b.monitor)
 			return;
 		try {
-			pollfd p{b.monitor->fd(), POLLIN, 0};
-			while (b.monitor && poll(&p, 1, 0) > 0) {
-				bool lost = false;
-				for (const ppkit::Event &e : b.monitor->read(&lost))
-					store_.on_event(e);
-				if (lost) {
-					log(LOG_NOTICE, "{} pools: notifications overran, reading the list again",
-					    ppkit::to_string(b.source));
-					store_.on_pools(b.source, b.client->pools());
-				}
-			}
+			NetlinkFeed feed(*b.client, *b.monitor, b.stats);
+			for (std::size_t n = follow(store_, b.source, feed); n > 0; n--)
+				log(LOG_NOTICE, "{} pools: notifications overran, reading the list again",
+				    ppkit::to_string(b.source));
 		} catch (const ppkit::Error &e) {
-			down(b, e.what());
+			down(b, explain(e));
 		}
 	}
 
@@ -336,26 +430,10 @@ private:
 			if (!b.client)
 				continue;
 			try {
-				std::vector<AlertEvent> events;
-				if (b.stats) {
-					std::vector<ppkit::Stats> stats = b.client->stats();
-					auto taken = std::chrono::steady_clock::now();
-					auto lookup = [&](std::uint32_t id) -> std::optional<ppkit::Pool> {
-						try {
-							return b.client->pool(id);
-						} catch (const ppkit::Error &) {
-							return std::nullopt;
-						}
-					};
-					events = store_.on_stats(b.source, std::move(stats), taken,
-								 realtime_ns(), lookup);
-				} else {
-					// No counters: the pool list's pages in flight are the sample.
-					std::vector<ppkit::Pool> pools = b.client->pools();
-					events = store_.on_gauges(b.source, std::move(pools),
-								  std::chrono::steady_clock::now(),
-								  realtime_ns());
-				}
+				NetlinkFeed feed(*b.client, *b.monitor, b.stats);
+				std::vector<AlertEvent> events =
+					sample(store_, b.source, feed, std::chrono::steady_clock::now,
+					       realtime_ns);
 				for (const AlertEvent &a : events)
 					log(a.what == Transition::Raised ? LOG_WARNING : LOG_NOTICE,
 					    "alert {} {}: {}{}", a.rule,
@@ -365,7 +443,7 @@ private:
 						    : std::string());
 			} catch (const ppkit::Error &e) {
 				failed = true;
-				down(b, e.what());
+				down(b, explain(e));
 			}
 		}
 		store_.count_round(

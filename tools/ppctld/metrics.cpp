@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "metrics.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,8 @@
 #include <CivetServer.h>
 #include <fmt/format.h>
 #include <zlib.h>
+
+#include "ppkit/json_writer.h"
 
 namespace ppctld {
 
@@ -135,9 +138,16 @@ private:
 			fmt::format_to(out(), "{}\n", v);
 		line_done();
 	}
-	// A label value: backslash, double quote and line feed escaped.
+	// A label value: backslash, double quote and line feed escaped, and
+	// valid UTF-8 (Prometheus refuses the whole scrape otherwise): an
+	// interface name is whatever bytes root gave it.
 	void escaped(std::string_view s)
 	{
+		std::string valid;
+		if (std::any_of(s.begin(), s.end(), [](unsigned char c) { return c >= 0x80; })) {
+			valid = ppkit::valid_utf8(s);
+			s = valid;
+		}
 		for (char c : s) {
 			if (c == '\\' || c == '"')
 				buf_.push_back('\\');

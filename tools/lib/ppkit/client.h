@@ -10,6 +10,7 @@
 // says what to do next.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -83,6 +84,18 @@ public:
 	Monitor &operator=(Monitor &&) noexcept;
 
 	Source source() const;
+
+	// The notification socket's receive buffer: kBuffer bytes are asked
+	// for with SO_RCVBUFFORCE (CAP_NET_ADMIN); without the capability the
+	// kernel caps SO_RCVBUF at net.core.rmem_max, @forced is false and
+	// @bytes says what it gave.  A burst of pool changes overruns a small
+	// buffer sooner (read() reports it).
+	static constexpr std::size_t kBuffer = 4 << 20;
+	struct Buffer {
+		std::size_t bytes = 0;
+		bool forced = false;
+	};
+	Buffer buffer() const;
 	// To poll() for readability.
 	int fd() const;
 	// The events that arrived; blocks until one does unless fd() is

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // libppkit: one exception type, with a category a tool can act on and a
-// message that says what to do next.
+// message that says what failed and why.  What to do next in terms of a
+// tool's commands and flags is the tool's to add (ppctl: "see ppctl list"),
+// from the category, the source and message().
 #pragma once
 
 #include <cstdint>
@@ -32,18 +34,24 @@ std::string_view to_string(Errc c);
 class Error : public std::runtime_error {
 public:
 	Error(Errc code, const std::string &message, int sys_errno = 0,
-	      std::string extack = {});
+	      std::string extack = {}, std::optional<Source> source = std::nullopt);
 
 	Errc code() const noexcept { return code_; }
 	// The positive errno behind the error, 0 if none.
 	int sys_errno() const noexcept { return errno_; }
 	// The kernel's extended-ack message, "" if it sent none.
 	const std::string &extack() const noexcept { return extack_; }
+	// The message without the kernel's (what() is "MESSAGE; kernel: EXTACK").
+	const std::string &message() const noexcept { return message_; }
+	// The family the failed request went to, when it was one.
+	std::optional<Source> source() const noexcept { return source_; }
 
 private:
 	Errc code_;
 	int errno_;
 	std::string extack_;
+	std::string message_;
+	std::optional<Source> source_;
 };
 
 // What a failed request was about, to word the error.

@@ -15,6 +15,11 @@
 
 namespace ppkit {
 
+// @s with each byte that is not part of valid UTF-8 replaced by U+FFFD, as
+// JsonWriter writes it: what an nlohmann::json string must hold before
+// dump() (which throws on invalid UTF-8), and a Prometheus label value.
+std::string valid_utf8(std::string_view s);
+
 // A member name that a document repeats (a pool's fields, the counters'
 // names), quoted and escaped once: JsonWriter::key() then appends it as it
 // is.  A thousand pools' statistics are 63,000 keys.
