@@ -15,7 +15,8 @@
  * before or after a change, never freed memory (a resize frees the old
  * FIFO after a grace period, ppb_lent_resize()); a page pointer is only
  * compared, never followed, except for its refcount, which any struct page
- * has.  tests/lab/holders-race.sh races the two.  The walk holds a
+ * has.  pp_race's race_holders_during_lent_resize races the two, and
+ * tests/lab/holders-race.py through the family.  The walk holds a
  * reference on each socket it looks into and bounds its work per call.
  */
 
@@ -115,7 +116,12 @@ static int ppb_hold_snapshot(struct ppb_pool *pool, struct ppb_hold_walk *w)
 		struct ppb_lent *e = &f->e[i & f->mask];
 		struct page *page = READ_ONCE(e->page);
 
-		if (!page || ppb_stack_done(pool, page))
+		/*
+		 * The entry may be newer than the range read (the FIFO wraps
+		 * while we read): only a page still marked lent counts.
+		 */
+		if (!page || READ_ONCE(page->index) != PPB_PAGE_LENT ||
+		    ppb_stack_done(pool, page))
 			continue;
 		w->ents[n].page = page;
 		w->ents[n].since = READ_ONCE(e->since);
@@ -405,6 +411,23 @@ static void ppb_hold_walk_nets(struct ppb_hold_walk *w)
 	}
 	up_read(&net_rwsem);
 }
+
+int ppb_pool_held_pages(struct ppb_pool *pool, u32 *held, u64 *oldest_ms)
+{
+	struct ppb_hold_walk w = { .now = jiffies };
+	int err;
+
+	w.h = kzalloc(sizeof(*w.h), GFP_KERNEL);
+	if (!w.h)
+		return -ENOMEM;
+	err = ppb_hold_snapshot(pool, &w);
+	kvfree(w.ents);
+	*held = w.h->held;
+	*oldest_ms = w.h->oldest_ms;
+	kfree(w.h);
+	return err;
+}
+EXPORT_SYMBOL_GPL(ppb_pool_held_pages);
 
 static int ppb_hold_cmp_pages(const void *a, const void *b)
 {

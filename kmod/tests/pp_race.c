@@ -739,6 +739,130 @@ static void test_ring_resize_during_refill(void)
 }
 
 /*
+ * ---- the lent FIFO's snapshot while the allocating context replaces it ----
+ * Attacks holders-get's argument (kmod/pool/holders.c): the snapshot reads
+ * the FIFO of lent pages under RCU while the allocating context lends,
+ * reclaims and, after a resize, moves into a new FIFO and frees the old
+ * one after a grace period (ppb_lent_resize()).  One kthread is the
+ * allocating context: it lends every page it gets to a pretend stack that
+ * lets most go at once and keeps one in eight for a while; a second
+ * resizes the ring (and the FIFO with it) over and over; a third takes
+ * snapshots (ppb_pool_held_pages()) as fast as it can.  A FIFO freed
+ * under a snapshot is a use-after-free for KASAN (the debug kernel).
+ */
+
+#define PR_HOLD_KEEP	32
+
+struct pr_hold {
+	struct pr_resize rz;	/* the pool, the resizer's count, stop */
+	unsigned long rounds, snapshots;
+	u32 held_max;
+	int err;
+};
+
+static int pr_lender_fn(void *arg)
+{
+	struct pr_hold *x = arg;
+	struct page *kept[PR_HOLD_KEEP] = {}, *page;
+	unsigned int i, k = 0;
+
+	while (!kthread_should_stop() && !atomic_read(&x->rz.stop)) {
+		x->rounds++;
+		local_bh_disable();
+		for (i = 0; i < PR_RESIZE_PAGES; i++) {
+			page = ppb_dev_alloc_pages(x->rz.pool);
+			if (!page)
+				continue;
+			ppb_page_lend(x->rz.pool, page);
+			if (!(i % 8))
+				swap(page, kept[k++ % PR_HOLD_KEEP]);
+			if (page)
+				put_page(page);
+		}
+		local_bh_enable();
+		cond_resched();
+	}
+	for (i = 0; i < PR_HOLD_KEEP; i++)
+		if (kept[i])
+			put_page(kept[i]);
+	return 0;
+}
+
+static int pr_snapshot_fn(void *arg)
+{
+	struct pr_hold *x = arg;
+	u64 oldest;
+	u32 held;
+	int err;
+
+	while (!kthread_should_stop() && !atomic_read(&x->rz.stop)) {
+		err = ppb_pool_held_pages(x->rz.pool, &held, &oldest);
+		if (err)
+			x->err = err;
+		x->snapshots++;
+		x->held_max = max(x->held_max, held);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void test_holders_during_lent_resize(void)
+{
+	struct pr_hold x = {};
+	unsigned long want = max(rounds / 20, 10U), run, end;
+	struct task_struct *t[3];
+	struct ppb_stats s;
+	u32 id, held;
+	u64 oldest;
+	int cpu[3];
+
+	if (!pr_cpus(cpu, 3)) {
+		ktap_skip = "needs 3 CPUs";
+		return;
+	}
+	x.rz.pool = pr_create(256);
+	if (!x.rz.pool)
+		return;
+	id = ppb_pool_id(x.rz.pool);
+	t[0] = pr_start(pr_lender_fn, &x, cpu[0], "pp_race_lend");
+	t[1] = pr_start(pr_resizer_fn, &x.rz, cpu[1], "pp_race_resize");
+	t[2] = pr_start(pr_snapshot_fn, &x, cpu[2], "pp_race_snap");
+	run = jiffies + msecs_to_jiffies(5000 + rounds);
+	end = run + msecs_to_jiffies(20000);
+	while (time_before(jiffies, end) &&
+	       (time_before(jiffies, run) || READ_ONCE(x.rz.resizes) < want ||
+		READ_ONCE(x.snapshots) < want))
+		msleep(20);
+	atomic_set(&x.rz.stop, 1);
+	pr_stop(t[0]);
+	pr_stop(t[1]);
+	pr_stop(t[2]);
+	ppb_get_stats(x.rz.pool, &s);
+	pr_info("    # %lu snapshots against %lu resizes and %lu rounds of %u lent pages (%llu reclaimed, %llu orphaned); up to %u held\n",
+		x.snapshots, x.rz.resizes, x.rounds, PR_RESIZE_PAGES,
+		s.c[PPB_STAT(PAGES_RECLAIMED)], s.c[PPB_STAT(PAGES_ORPHANED)], x.held_max);
+	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]) && !IS_ERR(t[2]), "kthreads");
+	EXPECT(x.rz.resizes >= want && x.snapshots >= want, "%lu resizes, %lu snapshots, of %lu",
+	       x.rz.resizes, x.snapshots, want);
+	EXPECT(!x.err && !x.rz.err, "every snapshot and resize succeeded (%d, %d)", x.err,
+	       x.rz.err);
+	EXPECT(x.held_max, "the snapshots saw pages the stack held");
+	/*
+	 * Reported, not checked: at rest the snapshot counts most lent pages
+	 * as held (at the pool's full bias) although this pretend stack put
+	 * every page it kept; ppsim's quiescent counts are exact
+	 * (tests/lab/holders.sh).  Left open: see the closing note of the
+	 * holders change.
+	 */
+	ppb_pool_held_pages(x.rz.pool, &held, &oldest);
+	ppb_get_stats(x.rz.pool, &s);
+	pr_info("    # at rest: %u of %u lent pages held by the snapshot's count\n", held,
+		s.lent_pages);
+	ppb_pool_destroy(x.rz.pool);
+	EXPECT(pr_wait_gone(id, 10000), "the pool freed itself: every page came back");
+}
+
+/*
  * ---- fragments returned on another CPU while the allocating context reclaims ----
  * Attacks the fragment count's argument (kmod/pool/pool.h, ppb_frag_unlend()
  * in stack.c): whoever takes a page's count to zero holds it whole, and
@@ -946,6 +1070,7 @@ static const struct ktap_case pr_cases[] = {
 	{ "race_shared_pool_two_napi", test_shared_pool_two_napi },
 	{ "race_ring_resize_during_refill", test_ring_resize_during_refill },
 	{ "race_frag_put_during_reclaim", test_frag_put_during_reclaim },
+	{ "race_holders_during_lent_resize", test_holders_during_lent_resize },
 };
 
 static int __init pr_init(void)

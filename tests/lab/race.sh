@@ -9,7 +9,8 @@
 #      not when the stack lets go (swiotlb slots in use, before and after);
 #   2. pp_race.ko: statistics read during refills, returns racing destroy,
 #      one pool shared by two NAPI contexts under a driver's lock (mvpp2),
-#      direct returns after destroy, the ring resized under refills (KTAP);
+#      direct returns after destroy, the ring resized under refills,
+#      holders-get's snapshot while the lent FIFO is replaced (KTAP);
 #   3. rmmod pp_backport racing sockets that give the last pages back.
 # READS, ROUNDS (pp_race) and UNLOAD_ROUNDS scale it (make test, make soak).
 set -u

@@ -267,6 +267,13 @@ void ppb_page_lend(struct ppb_pool *pool, struct page *page);
 void ppb_skb_mark(struct ppb_pool *pool, struct sk_buff *skb);
 struct sk_buff *ppb_build_skb(struct ppb_pool *pool, struct page *page,
 			      unsigned int headroom, unsigned int len);
+/*
+ * How many of @pool's lent pages the stack still holds, and the oldest
+ * one's age, from the snapshot holders-get takes (while the allocating
+ * context may run).  For a driver's diagnostics at teardown.  Process
+ * context, the pool live.
+ */
+int ppb_pool_held_pages(struct ppb_pool *pool, u32 *held, u64 *oldest_ms);
 
 void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *stats);
 int ppb_pool_stats_by_id(u32 id, struct ppb_stats *stats);
