@@ -11,15 +11,16 @@
 #    loop while traffic lends pages and pool-set resizes the ring (and with
 #    it the FIFO of lent pages the snapshot reads) over and over, each side
 #    pinned to a CPU (tests/lab/holders-race.py).
-# Run under the debug kernel too (make test's debug subset): KASAN and
-# lockdep watch the last two.
+# Under the debug kernel too (make test-debug; the snapshot's race is also
+# pp_race's race_holders_during_lent_resize, in make test's debug subset):
+# KASAN and lockdep watch the last two.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 PPCTL=build/bin/ppctl
 . tests/lab/checks.sh
 . tests/lab/ppsim-lib.sh
 # The debug kernel (KASAN, lockdep) runs it several times slower: half the
-# rounds there (make test's debug subset).
+# rounds there (make test-debug).
 case $(uname -r) in
 *-ppkit-debug) DEF_ROUNDS=10 DEF_RACE_S=10 ;;
 *) DEF_ROUNDS=20 DEF_RACE_S=20 ;;

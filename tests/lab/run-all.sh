@@ -233,7 +233,7 @@ row ppsim-mtu                   kernel        -      300  $LAB --smp 2 --mem 153
 row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-rss.sh
 row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
 row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
-row holders                     kernel        debug  300  $LAB --smp 2 --mem 1536 -- tests/lab/holders.sh
+row holders                     kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/holders.sh
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
 row ppctld                      tools         -      900  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
