@@ -77,6 +77,12 @@ static int ppb_hold_key(const void *key, const void *elt)
 	return key < (const void *)y->page ? -1 : 1;
 }
 
+/* Lent at @since: a page lent after the snapshot began is 0 ms old. */
+static unsigned int ppb_hold_age_ms(const struct ppb_hold_walk *w, unsigned long since)
+{
+	return time_after(w->now, since) ? jiffies_to_msecs(w->now - since) : 0;
+}
+
 static unsigned int ppb_hold_bucket(unsigned int ms)
 {
 	unsigned int b = 0, lim = 10;
@@ -132,7 +138,7 @@ static int ppb_hold_snapshot(struct ppb_pool *pool, struct ppb_hold_walk *w)
 	w->n = n;
 	h->held = n;
 	for (i = 0; i < n; i++) {
-		unsigned int ms = jiffies_to_msecs(w->now - w->ents[i].since);
+		unsigned int ms = ppb_hold_age_ms(w, w->ents[i].since);
 
 		h->age[ppb_hold_bucket(ms)]++;
 		h->oldest_ms = max_t(u64, h->oldest_ms, ms);
@@ -152,7 +158,7 @@ static void ppb_hold_page(struct ppb_hold_walk *w, struct ppb_holder *r, struct 
 	e->seen_by = w->serial;
 	e->hit = true;
 	r->pages++;
-	ms = jiffies_to_msecs(w->now - e->since);
+	ms = ppb_hold_age_ms(w, e->since);
 	r->oldest_ms = max_t(u64, r->oldest_ms, ms);
 }
 
