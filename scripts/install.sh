@@ -70,6 +70,13 @@ run_depmod() {
 
 if [ "$UNINSTALL" = 1 ]; then
 	[ -f "$LIST" ] || die "nothing to uninstall: no $LIST (installed with another --prefix?)"
+	# The unit goes: the daemon it started goes first, and systemd forgets both.
+	unit=0
+	if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ] &&
+		grep -qx /etc/systemd/system/ppctld.service "$LIST"; then
+		unit=1
+		systemctl disable --now ppctld.service >/dev/null 2>&1 || true
+	fi
 	krels=''
 	while read -r f; do
 		[ -n "$f" ] || continue
@@ -86,6 +93,9 @@ if [ "$UNINSTALL" = 1 ]; then
 	rm -f "$LIST"
 	rmdir "$DESTDIR$PREFIX/share/ppkit" 2>/dev/null || true
 	for k in $krels; do run_depmod "$k"; done
+	[ "$unit" = 0 ] || systemctl daemon-reload || true
+	loaded=$(for m in ppsim pp_backport; do [ -d "/sys/module/$m" ] && [ -z "$DESTDIR" ] && printf ' %s' "$m"; done)
+	[ -z "$loaded" ] || say "still loaded:$loaded ('rmmod$loaded' unloads them)"
 	say "uninstalled (the configuration /etc/ppctld.conf is kept)"
 	exit 0
 fi
