@@ -38,6 +38,10 @@ PKGS=(
 	dwarves qemu-system-arm
 	# release: man pages (rst2man, checked with groff), DKMS, board tarballs
 	python3-docutils groff-base dkms
+	# the emulated Debian arm64 board (scripts/boards/image.sh: debootstrap,
+	# its second stage under qemu-user-static) and the board flow's ssh, scp
+	# and the traffic peer's sshd (started in a lab guest, never on the host)
+	debootstrap qemu-user-static qemu-utils openssh-client openssh-server
 )
 # Debian architectures whose kernels and libraries the driver builds use.
 FOREIGN=(arm64 armhf)
@@ -148,6 +152,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 		fi
 		# update-rc.d also removes the systemd unit's enablement
 		update-rc.d prometheus disable > /dev/null 2>&1 || true
+	fi
+	if [[ " ${missing[*]} " = *" openssh-server "* ]]; then
+		if [ -d /run/systemd/system ]; then
+			systemctl disable --now ssh.service 2> /dev/null || true
+		else
+			/etc/init.d/ssh stop > /dev/null 2>&1 || true
+		fi
+		update-rc.d ssh disable > /dev/null 2>&1 || true
 	fi
 fi
 prepare_drivers
