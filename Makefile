@@ -306,10 +306,18 @@ test-intree:
 # kernel of (scripts/lab/kernels.sh --boards: 6.12 adds arm64-16k, 16 KiB
 # pages); make test-matrix runs them.  BOARDS= chooses among them.
 BOARDS ?= $(if $(KLINE),$(shell scripts/lab/kernels.sh --boards $(KLINE)),arm64 arm)
+# The Debian arm64 board (tests/boards/board.py): BOARD_FLOW=full (default)
+# runs the README's board flow and the regression scripts in board mode
+# against a peer, flow the README's flow only, no neither.
+BOARD_FLOW ?= full
 test-boards:
 	@test -n "$(strip $(BOARDS))" || { echo "test-boards: no board target for KVER=$(KVER)" >&2; exit 1; }
 	for b in $(BOARDS); do $(MAKE) dist-board ARCH=$$b$(if $(KLINE), KVER=$(KLINE)) || exit 1; done
-	fail=0; for b in $(BOARDS); do python3 tests/boards/tarball.py $$b$(if $(KLINE), --kver $(KLINE)) || fail=1; done; exit $$fail
+	fail=0; for b in $(BOARDS); do python3 tests/boards/tarball.py $$b$(if $(KLINE), --kver $(KLINE)) || fail=1; done; \
+	if [ -z "$(KLINE)" ] && [[ " $(BOARDS) " = *" arm64 "* ]] && [ "$(BOARD_FLOW)" != no ]; then \
+	  python3 tests/boards/flow.py || fail=1; \
+	  [ "$(BOARD_FLOW)" = flow ] || python3 tests/boards/regress.py || fail=1; \
+	fi; exit $$fail
 
 # Install on this machine (modules for the running kernel, tools, unit, man
 # pages, completion); PREFIX=/usr/local, DESTDIR= for a staging root.
@@ -333,6 +341,7 @@ dist-board: modules tools man
 	scripts/dist/stage.sh $(DIST_ARCH) $(STAGE)/ppkit $(MOD_DIR)
 	@v=$$(sed -n 's/^version=//p' $(STAGE)/ppkit/MANIFEST); k=$$(sed -n 's/^kernel=//p' $(STAGE)/ppkit/MANIFEST); \
 	  n=ppkit-$$v-$(DIST_ARCH)-$$k; mkdir -p $(BUILD)/dist; rm -rf $(STAGE)/$$n; mv $(STAGE)/ppkit $(STAGE)/$$n; \
+	  for o in $(BUILD)/dist/ppkit-*-$(DIST_ARCH)-$$k.tar.gz; do [ ! -e "$$o" ] || { rm -f "$$o"; echo "dist-board: replaces $$o"; }; done; \
 	  tar -C $(STAGE) --owner=0 --group=0 -czf $(BUILD)/dist/$$n.tar.gz $$n && rm -rf $(STAGE)/$$n && \
 	  echo "dist-board: $(BUILD)/dist/$$n.tar.gz" && tar -tzvf $(BUILD)/dist/$$n.tar.gz
 

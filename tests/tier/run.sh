@@ -18,7 +18,7 @@
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, as
 #   two guests side by side: extra-kernel, the race tests and ppsim's
 #   paths, and extra-rest, ppctld, Prometheus, the lab's own checks and the stress
-#   suite; the board tarballs beside them) and, when
+#   suite; the board tarballs and the README's board flow beside them) and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
 #   on it (the selftest, the race tests, unload, the detectors' canary).
 #
@@ -107,7 +107,13 @@ if [ "$TIER" = test ]; then
 	# The board tarballs check no timing, and the lab's guests leave
 	# about a core idle: they run beside the rest of the lab.
 	debug_subset && export LAB_DEBUG_RUNS=1
-	bg boards boards host 1800 make --no-print-directory test-boards
+	# Then the README's board flow on the emulated Debian arm64 board
+	# (make test-boards also runs the regression scripts there in board mode).
+	boards_lane() {
+		step boards host 1800 make --no-print-directory test-boards BOARD_FLOW=no
+		step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
+	}
+	bgrun boards boards_lane
 	# One lab guest keeps about one core busy: the kernel group's rows
 	# in a second guest beside the others'.
 	bg lab-kernel --rows lab-kernel "debian 6.1" 3600 tests/lab/run-all.sh extra-kernel
