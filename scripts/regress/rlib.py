@@ -167,6 +167,8 @@ class Bench:
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("--dev", help="board mode: the interface under test")
         p.add_argument("--peer", help="board mode: the traffic peer (ssh destination)")
+        p.add_argument("--peer-dev", help="board mode: the peer's interface towards --dev "
+                                          "(scripts that send with pktgen from the peer)")
         p.add_argument("--variant", action="append", default=[], metavar="NAME=CMD",
                        help=f"board mode: command putting --dev into variant NAME "
                             f"({', '.join(variants)})")
@@ -314,6 +316,44 @@ plot '{dat}' using 1:2 with points pt 7 ps 1.2 title 'runs', \\
             log(f"  gnuplot failed: {r.stderr.strip()}")
         else:
             log(f"  -> {png}")
+
+
+# ---- a board: traffic from the peer ----------------------------------------------
+
+class PeerPktgen:
+    """Board mode: scripts/regress/pktgen.sh on the peer (ssh --peer, relative
+    to its login directory) sending SIZE-byte UDP frames out of --peer-dev to
+    @dev's MAC and IPv4 address, as fast as it can, until stop()."""
+
+    def __init__(self, args, dev, size=60):
+        if not args.peer or not args.peer_dev:
+            raise SystemExit("regress: board mode sends from the peer: pass --peer USER@HOST "
+                             "and --peer-dev (the peer's interface cabled to --dev)")
+        self.peer = args.peer
+        with open(f"/sys/class/net/{dev}/address") as f:
+            mac = f.read().strip()
+        addr = sh(f"ip -4 -o addr show dev {dev} | awk '{{print $4}}' | cut -d/ -f1",
+                  capture=True, quiet=True).split()
+        cmd = (f"ssh {self.peer} scripts/regress/pktgen.sh --dev {args.peer_dev} "
+               f"--dst-mac {mac} --dst {addr[0] if addr else '198.19.0.2'} --size {size}")
+        log(f"  $ {cmd} &")
+        self.proc = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, text=True)
+        # pktgen is running once the port receives
+        c0 = counter(dev, "rx_packets")
+        deadline = time.monotonic() + 30
+        while counter(dev, "rx_packets") - c0 < 1000:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise SystemExit(f"regress: no frames from the peer's pktgen on {dev} within 30 s")
+            time.sleep(0.2)
+
+    def stop(self):
+        sh(f"ssh {self.peer} 'echo stop > /proc/net/pktgen/pgctrl'", check=False, quiet=True)
+        try:
+            out = self.proc.communicate(timeout=60)[0]
+            log("  peer's pktgen: " + " ".join(out.split())[:200])
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
 
 
 # ---- the lab: ppsim devices ---------------------------------------------------
