@@ -19,6 +19,7 @@ not HOME: the user's own ~/.ssh is left alone), so that `ssh board ...` and
 """
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -104,6 +105,17 @@ class Board:
         self.console_f = open(self.console, 'w')
         self.qemu = subprocess.Popen(q, stdin=subprocess.DEVNULL, stdout=self.console_f,
                                      stderr=subprocess.STDOUT)
+        try:
+            self.wait_ssh()
+        except BaseException:
+            # __exit__ is not called when __enter__ raises
+            self.qemu.kill()
+            self.qemu.wait()
+            self.console_f.close()
+            raise
+        return self
+
+    def wait_ssh(self):
         deadline = time.monotonic() + self.boot_timeout
         while True:
             if self.qemu.poll() is not None:
@@ -117,7 +129,6 @@ class Board:
                                    f'console in {self.console}')
             time.sleep(3)
         self.boot_s = self.boot_timeout - (deadline - time.monotonic())
-        return self
 
     def ssh(self, cmd, check=True, timeout=900, quiet=False):
         r = subprocess.run(['ssh', '-F', self.config, 'board', cmd], capture_output=True,
@@ -165,11 +176,14 @@ class Peer:
         deadline = time.monotonic() + 600
         ready = os.path.join(self.dir, 'ready')
         while not os.path.exists(ready):
+            err = None
             if self.proc.poll() is not None:
-                raise RuntimeError(f'the peer stopped (exit {self.proc.returncode}); '
-                                   f'see {self.out.name}')
-            if time.monotonic() > deadline:
-                raise RuntimeError(f'the peer was not ready within 600 s; see {self.out.name}')
+                err = f'the peer stopped (exit {self.proc.returncode}); see {self.out.name}'
+            elif time.monotonic() > deadline:
+                err = f'the peer was not ready within 600 s; see {self.out.name}'
+            if err:
+                self.__exit__()
+                raise RuntimeError(err)
             time.sleep(2)
         return self
 
@@ -179,7 +193,8 @@ class Peer:
         try:
             self.rc = self.proc.wait(timeout=300)
         except subprocess.TimeoutExpired:
-            self.proc.terminate()
+            # scripts/lab/run stops its guest on SIGUSR1 (exit 124)
+            self.proc.send_signal(signal.SIGUSR1)
             self.rc = self.proc.wait()
         self.out.close()
         return False
