@@ -87,6 +87,9 @@ debug_subset() {
 
 if [ "$TIER" = test ]; then
 	step deps host 1800 scripts/deps.sh
+	# The emulated board's image (cached; about 15 minutes the first time,
+	# mostly one core under qemu-user) while the host steps run.
+	bg board-image board-image host 2400 scripts/boards/image.sh
 fi
 step build-modules host 900 make --no-print-directory modules
 step build-tools host 1800 make --no-print-directory tools
