@@ -16,6 +16,7 @@ static const char * const ppsim_rxq_stats[] = {
 	"packets", "bytes", "drops", "missed", "too_long", "alloc_fail",
 	"xdp_pass", "xdp_drop", "xdp_tx", "xdp_tx_err", "xdp_aborted",
 	"xdp_redirect", "xdp_redirect_err",
+	"copy_bytes", "page_allocs", "dma_maps", "far_pages",
 	/* the queue's XDP TX ring */
 	"xdp_xmit", "xdp_xmit_err", "xdp_tx_completed", "xdp_tx_inflight",
 };
@@ -186,6 +187,10 @@ static void ppsim_get_ethtool_stats(struct net_device *dev, struct ethtool_stats
 		*data++ = s.xdp_aborted;
 		*data++ = s.xdp_redirect;
 		*data++ = s.xdp_redirect_err;
+		*data++ = s.copy_bytes;
+		*data++ = s.page_allocs;
+		*data++ = s.dma_maps;
+		*data++ = s.far_pages;
 		do {
 			start = u64_stats_fetch_begin(&rxq->xs.syncp);
 			data[0] = rxq->xs.xmit;

@@ -101,6 +101,14 @@ struct ppsim_rq_stats {
 	u64 xdp_aborted;
 	u64 xdp_redirect;
 	u64 xdp_redirect_err;
+	/*
+	 * What the RX path costs per packet, counted where it happens, for
+	 * the regression scripts' mechanism checks (Documentation/ppsim.rst).
+	 */
+	u64 copy_bytes;		/* copied into a new skb (rx copy) */
+	u64 page_allocs;	/* pages from the page allocator (pool none) */
+	u64 dma_maps;		/* DMA mappings made (pool none) */
+	u64 far_pages;		/* buffers posted on a page of another node */
 	struct u64_stats_sync syncp;
 };
 

@@ -159,6 +159,11 @@ static struct page *ppsim_buf_alloc(struct ppsim_rxq *rxq, dma_addr_t *dma, u32 
 		__free_pages(page, rxq->order);
 		return NULL;
 	}
+	/* what recycling saves: a page and a mapping for every packet */
+	u64_stats_update_begin(&rxq->st.syncp);
+	rxq->st.page_allocs++;
+	rxq->st.dma_maps++;
+	u64_stats_update_end(&rxq->st.syncp);
 	dma_sync_single_range_for_device(dev, *dma, rxq->headroom, rxq->max_len, rxq->dir);
 	return page;
 }
@@ -188,7 +193,9 @@ void ppsim_buf_free(struct ppsim_rxq *rxq, struct page *page, dma_addr_t dma,
 
 static unsigned int ppsim_refill(struct ppsim_rxq *rxq)
 {
-	unsigned int n = 0;
+	/* far from the CPU that takes the queue's interrupt and runs its NAPI */
+	int nid = cpu_to_mem(READ_ONCE(rxq->irq_cpu));
+	unsigned int n = 0, far = 0;
 
 	while (READ_ONCE(rxq->desc[rxq->ntu].status) == PPSIM_DESC_EMPTY) {
 		struct ppsim_buf *b = &rxq->buf[rxq->ntu];
@@ -201,12 +208,19 @@ static unsigned int ppsim_refill(struct ppsim_rxq *rxq)
 			u64_stats_update_end(&rxq->st.syncp);
 			break;
 		}
+		if (unlikely(page_to_nid(b->page) != nid))
+			far++;
 		d->addr = b->dma + rxq->headroom;
 		/* the device reads the address only once it owns the descriptor */
 		smp_store_release(&d->status, PPSIM_DESC_DEV);
 		if (++rxq->ntu == rxq->size)
 			rxq->ntu = 0;
 		n++;
+	}
+	if (far) {
+		u64_stats_update_begin(&rxq->st.syncp);
+		rxq->st.far_pages += far;
+		u64_stats_update_end(&rxq->st.syncp);
 	}
 	if (n)
 		ppsim_gen_kick(rxq->priv);
@@ -296,8 +310,12 @@ static struct sk_buff *ppsim_skb(struct ppsim_rxq *rxq, struct page *page, void 
 
 	if (priv->cfg.rx_mode == PPSIM_RX_COPY) {
 		skb = napi_alloc_skb(&rxq->napi, len);
-		if (likely(skb))
+		if (likely(skb)) {
 			skb_put_data(skb, va + off, len);
+			u64_stats_update_begin(&rxq->st.syncp);
+			rxq->st.copy_bytes += len;
+			u64_stats_update_end(&rxq->st.syncp);
+		}
 		ppsim_buf_free(rxq, page, dma, off + len - rxq->headroom, true);
 		return skb;
 	}

@@ -1,15 +1,17 @@
 #!/bin/bash
 # make regress: every regression script in the lab, each in its own guest boot
 # (its A/B variants interleaved within that boot), then one summary table of
-# the ratios against the seeds' numbers -> build/regress/summary.md.
+# the ratios, their intervals and verdicts against the seeds' numbers, the
+# mechanism checks and the windows measured again -> build/regress/summary.md.
 #
 #   scripts/regress/run-lab.sh [NAME...]     default: all
-#   RUNS=N  runs per variant (default 5)
+#   RUNS=N  runs per variant (default 6: the first count with a 95% interval
+#           for the median of the per-run ratios, Documentation/regress.rst)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 OUT=build/regress
 mkdir -p "$OUT"
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-6}
 
 # name | lab options | command
 SCENARIOS="

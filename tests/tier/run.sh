@@ -8,7 +8,9 @@
 #   (Catch2), checkpatch --strict, sparse, the netlink spec against its uapi
 #   header (tests/kernel/static-checks.sh), shellcheck on scripts/ and tests/,
 #   contrib/'s Prometheus rules and Grafana queries (tests/tier/promtool.sh:
-#   promtool check and test rules), the docs, and the lab's core boot
+#   promtool check and test rules), the regression scripts' logic
+#   (tests/tier/regress-rlib.py: windows, intervals, verdicts, mechanism
+#   checks, on the host), the docs, and the lab's core boot
 #   (tests/lab/run-all.sh core: the core scenarios in one guest), which runs
 #   while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
@@ -98,6 +100,7 @@ step unit host 600 tests/tier/unit.sh build/tools/tests/unit/ppkit-unit-tests
 step static-kernel host 900 tests/kernel/static-checks.sh
 step shellcheck host 300 tests/tier/shellcheck.sh
 step prometheus-rules host 120 tests/tier/promtool.sh
+step regress-rlib host 120 tests/tier/regress-rlib.py
 step docs host 600 env DOCS_REQUIRE_BINARIES=1 tests/docs/run.sh
 if [ "$TIER" = test ]; then
 	step asan host 1800 make --no-print-directory test-asan
