@@ -36,7 +36,11 @@ import sys
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PPCTL = os.environ.get("PPCTL", os.path.join(REPO, "build", "bin", "ppctl"))
+# The build's ppctl; on a board, where the scripts are a copy, the one
+# install.sh put in PATH.
+PPCTL = os.environ.get("PPCTL") or next(
+    (p for p in (os.path.join(REPO, "build", "bin", "ppctl"), shutil.which("ppctl")) if p and
+     os.path.exists(p)), os.path.join(REPO, "build", "bin", "ppctl"))
 
 
 def log(msg):
@@ -586,38 +590,54 @@ class Bench:
         return doc
 
     def plot(self, json_path):
-        gp = shutil.which("gnuplot")
-        if not gp:
-            log("  (gnuplot missing: no plot; run scripts/deps.sh)")
-            return
-        png = json_path[:-5] + ".png"
-        dat = json_path[:-5] + ".dat"
-        with open(dat, "w") as f:
-            for i, v in enumerate(self.variants):
-                for s in self.samples[v]:
-                    if s.get("value") is not None:
-                        f.write(f"{i} {s['value']}\n")
-        script = f"""
+        plot_json(json_path)
+
+
+def plot_json(json_path):
+    """<name>.png beside a script's <name>.json: every run of the measured
+    metric as a point, each variant's median as a bar (gnuplot).  From the
+    document alone, so that the machine that has gnuplot draws what a board
+    without it measured (tests/boards/regress.py)."""
+    gp = shutil.which("gnuplot")
+    if not gp:
+        log("  (gnuplot missing: no plot; run scripts/deps.sh, or draw it elsewhere: "
+            "python3 scripts/regress/rlib.py plot JSON)")
+        return
+    with open(json_path) as f:
+        doc = json.load(f)
+    rows = [r for r in doc["rows"] if "samples" in r]
+    variants = [r["variant"] for r in rows]
+    metric = rows[0]["metric"] if rows else "-"
+    runs = max((len(r["samples"]) for r in rows), default=0)
+    png = json_path[:-5] + ".png"
+    dat = json_path[:-5] + ".dat"
+    with open(dat, "w") as f:
+        for i, r in enumerate(rows):
+            for v in r["samples"]:
+                if v is not None:
+                    f.write(f"{i} {v}\n")
+    where = "one boot" if doc.get("mode") != "board" else f"board, {doc.get('kernel')}"
+    script = f"""
 set terminal pngcairo size 800,480 noenhanced
 set output '{png}'
-set title '{self.name}: {self.metric} per run ({self.args.runs} runs, one boot)'
-set ylabel '{self.unit}'
-set xtics ({', '.join(f'"{v}" {i}' for i, v in enumerate(self.variants))})
-set xrange [-0.5:{len(self.variants) - 0.5}]
+set title '{doc["name"]}: {metric} per run ({runs} runs, {where})'
+set ylabel '{doc["unit"]}'
+set xtics ({', '.join(f'"{v}" {i}' for i, v in enumerate(variants))})
+set xrange [-0.5:{len(variants) - 0.5}]
 set yrange [0:*]
 set grid ytics
 set boxwidth 0.5
 plot '{dat}' using 1:2 with points pt 7 ps 1.2 title 'runs', \\
      '-' using 1:2 with boxes fs transparent solid 0.3 title 'median'
 """
-        for i, v in enumerate(self.variants):
-            script += f"{i} {self.median(v) or 0}\n"
-        script += "e\n"
-        r = subprocess.run([gp], input=script, text=True, capture_output=True)
-        if r.returncode != 0:
-            log(f"  gnuplot failed: {r.stderr.strip()}")
-        else:
-            log(f"  -> {png}")
+    for i, r in enumerate(rows):
+        script += f"{i} {r['median'] or 0}\n"
+    script += "e\n"
+    r = subprocess.run([gp], input=script, text=True, capture_output=True)
+    if r.returncode != 0:
+        log(f"  gnuplot failed: {r.stderr.strip()}")
+    else:
+        log(f"  -> {png}")
 
 
 def fmt_ratio(x):
@@ -740,3 +760,12 @@ def require_root():
     if not os.path.exists(PPCTL):
         raise SystemExit(f"regress: {PPCTL} missing: run make tools")
     sys.stdout.reconfigure(line_buffering=True)
+
+
+if __name__ == "__main__":
+    # python3 scripts/regress/rlib.py plot JSON...: draw the plots of results
+    # measured where gnuplot is missing (a board)
+    if len(sys.argv) < 3 or sys.argv[1] != "plot":
+        raise SystemExit("usage: rlib.py plot JSON...")
+    for path in sys.argv[2:]:
+        plot_json(path)

@@ -21,7 +21,8 @@ on the board:
   drop          pktgen on the peer (--peer-dev), RX pps: none/native/ppkit
   tcp-rx-pool   iperf3 -c on the peer: the kernel's page_pool vs ppkit
   tcp-rx-rx     iperf3 -c on the peer: copy vs zero-copy RX
-The JSON and PNG files come back to build/boards/regress/.  Fails when a
+The JSON files come back to build/boards/regress/, and the PNG plots are
+drawn there from them (the board has no gnuplot).  Fails when a
 script fails, a JSON is missing, or the board's or peer's kernel log has a
 splat.
 """
@@ -36,16 +37,17 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(ROOT, 'scripts', 'lab'))
+sys.path.insert(0, os.path.join(ROOT, 'scripts', 'regress'))
 import board as boardlib  # noqa: E402
+import rlib  # noqa: E402
 import forbidden  # noqa: E402
 
 OUT = os.path.join(ROOT, 'build', 'boards', 'regress')
 PEER = f'root@{boardlib.PEER_LINK}'
-PPCTL = '/usr/local/sbin/ppctl'
 
 
 def scenarios(port, peer_dev, runs):
-    sim = f'{PPCTL} sim set {port}'
+    sim = f'ppctl sim set {port}'
     common = f'--dev {port} --peer {PEER} --runs {runs} --out /root/regress-out'
     return {
         'drop': f'./drop {common} --peer-dev {peer_dev} '
@@ -127,8 +129,8 @@ def main():
                         if sc not in want:
                             continue
                         ts = time.monotonic()
-                        print(f'board$ cd regress && PPCTL={PPCTL} {cmd}', flush=True)
-                        r = b.ssh(f'cd regress && PPCTL={PPCTL} {cmd}', check=False, timeout=1800)
+                        print(f'board$ cd regress && {cmd}', flush=True)
+                        r = b.ssh(f'cd regress && {cmd}', check=False, timeout=1800)
                         with open(os.path.join(OUT, f'{sc}.log'), 'w') as f:
                             f.write(r.stdout + r.stderr)
                         table = r.stdout[r.stdout.rfind('medians of'):] if 'medians of' in r.stdout else r.stdout[-1500:]
@@ -137,6 +139,10 @@ def main():
                         step(f'{sc} on the board: exit {r.returncode} ({time.monotonic() - ts:.0f} s)',
                              r.returncode == 0)
                 subprocess.run(['scp', '-q', '-r', 'board:regress-out/.', OUT], env=env, check=False)
+                # the board has no gnuplot (a Debian board without it): drawn here
+                for sc in want:
+                    if os.path.exists(os.path.join(OUT, f'{sc}.json')):
+                        rlib.plot_json(os.path.join(OUT, f'{sc}.json'))
             log = b.kernel_log()
         peer_log = open(os.path.join(work, 'peer.dmesg'), errors='replace').read() \
             if os.path.exists(os.path.join(work, 'peer.dmesg')) else ''
