@@ -94,7 +94,12 @@ if [ "$UNINSTALL" = 1 ]; then
 	rmdir "$DESTDIR$PREFIX/share/ppkit" 2>/dev/null || true
 	for k in $krels; do run_depmod "$k"; done
 	[ "$unit" = 0 ] || systemctl daemon-reload || true
-	loaded=$(for m in ppsim pp_backport; do [ -d "/sys/module/$m" ] && [ -z "$DESTDIR" ] && printf ' %s' "$m"; done)
+	loaded=''
+	if [ -z "$DESTDIR" ]; then
+		for m in ppsim pp_backport; do
+			if [ -d "/sys/module/$m" ]; then loaded="$loaded $m"; fi
+		done
+	fi
 	[ -z "$loaded" ] || say "still loaded:$loaded ('rmmod$loaded' unloads them)"
 	say "uninstalled (the configuration /etc/ppctld.conf is kept)"
 	exit 0
