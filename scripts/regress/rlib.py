@@ -685,10 +685,14 @@ class PeerPktgen:
             mac = f.read().strip()
         addr = sh(f"ip -4 -o addr show dev {dev} | awk '{{print $4}}' | cut -d/ -f1",
                   capture=True, quiet=True).split()
-        cmd = (f"ssh {self.peer} scripts/regress/pktgen.sh --dev {args.peer_dev} "
-               f"--dst-mac {mac} --dst {addr[0] if addr else '198.19.0.2'} --size {size}")
-        log(f"  $ {cmd} &")
-        self.proc = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, text=True)
+        # pktgen's thread on the peer's CPU 0 spins: its sshd needs another
+        # CPU to take stop() in time
+        cmd = ["ssh", self.peer, "scripts/regress/pktgen.sh", "--dev", args.peer_dev,
+               "--dst-mac", mac, "--dst", addr[0] if addr else "198.19.0.2",
+               "--size", str(size), "--cpu", "0"]
+        log(f"  $ {' '.join(cmd)} &")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                     text=True)
         # pktgen is running once the port receives
         c0 = counter(dev, "rx_packets")
         deadline = time.monotonic() + 30
@@ -699,12 +703,19 @@ class PeerPktgen:
             time.sleep(0.2)
 
     def stop(self):
-        sh(f"ssh {self.peer} 'echo stop > /proc/net/pktgen/pgctrl'", check=False, quiet=True)
+        try:
+            subprocess.run(["ssh", "-o", "ConnectTimeout=30", self.peer,
+                            "echo stop > /proc/net/pktgen/pgctrl"], timeout=90,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            log(f"  the peer did not take pktgen's stop within 90 s: {self.peer} may still send")
         try:
             out = self.proc.communicate(timeout=60)[0]
             log("  peer's pktgen: " + " ".join(out.split())[:200])
         except subprocess.TimeoutExpired:
+            # our ssh; left running, it would hold the caller's output open
             self.proc.kill()
+            self.proc.communicate()
 
 
 # ---- the lab: ppsim devices ---------------------------------------------------

@@ -168,7 +168,8 @@ class Peer:
     def __enter__(self):
         self.out = open(os.path.join(self.board.work, 'peer.log'), 'w')
         self.proc = subprocess.Popen(
-            [os.path.join(ROOT, 'scripts/lab/run'), '--smp', '1', '--mem', '1024',
+            # two vCPUs: pktgen's thread spins on CPU 0, sshd answers on CPU 1
+            [os.path.join(ROOT, 'scripts/lab/run'), '--smp', '2', '--mem', '1024',
              '--timeout', str(self.timeout), '--net', f'connect=127.0.0.1:{self.board.link_port}',
              '--log', os.path.join(self.board.work, 'peer.dmesg'), '--',
              os.path.join(HERE, 'peer.sh'), self.dir, PEER_LINK, PEER_MAC],
