@@ -685,9 +685,11 @@ class PeerPktgen:
             mac = f.read().strip()
         addr = sh(f"ip -4 -o addr show dev {dev} | awk '{{print $4}}' | cut -d/ -f1",
                   capture=True, quiet=True).split()
-        # pktgen's thread on the peer's CPU 0 spins: its sshd needs another
-        # CPU to take stop() in time
-        cmd = ["ssh", self.peer, "scripts/regress/pktgen.sh", "--dev", args.peer_dev,
+        # A terminal for the session (-tt): closing it hangs pktgen.sh up, and a
+        # signal makes pktgen stop its threads.  While the peer sends at line
+        # rate, a new connection to it may never get through the port under
+        # test; this one is already open.
+        cmd = ["ssh", "-tt", self.peer, "scripts/regress/pktgen.sh", "--dev", args.peer_dev,
                "--dst-mac", mac, "--dst", addr[0] if addr else "198.19.0.2",
                "--size", str(size), "--cpu", "0"]
         log(f"  $ {' '.join(cmd)} &")
@@ -702,20 +704,23 @@ class PeerPktgen:
                 raise SystemExit(f"regress: no frames from the peer's pktgen on {dev} within 30 s")
             time.sleep(0.2)
 
-    def stop(self):
+    def stop(self, dev=None):
+        self.proc.terminate()
         try:
-            subprocess.run(["ssh", "-o", "ConnectTimeout=30", self.peer,
-                            "echo stop > /proc/net/pktgen/pgctrl"], timeout=90,
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            log(f"  the peer did not take pktgen's stop within 90 s: {self.peer} may still send")
-        try:
-            out = self.proc.communicate(timeout=60)[0]
+            out = self.proc.communicate(timeout=30)[0]
             log("  peer's pktgen: " + " ".join(out.split())[:200])
         except subprocess.TimeoutExpired:
-            # our ssh; left running, it would hold the caller's output open
             self.proc.kill()
             self.proc.communicate()
+        if dev:
+            # the peer has stopped once the port hears (almost) nothing
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                c0 = counter(dev, "rx_packets")
+                time.sleep(1)
+                if counter(dev, "rx_packets") - c0 < 100:
+                    return
+            log(f"  the peer's pktgen still sends to {dev} 60 s after the stop")
 
 
 # ---- the lab: ppsim devices ---------------------------------------------------
