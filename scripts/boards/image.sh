@@ -61,8 +61,8 @@ if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
 	grep -v '^#' "$conf" > /proc/sys/fs/binfmt_misc/register
 fi
 
-work=$(mktemp -d "$CACHE/board-arm64/build.XXXXXX" 2>/dev/null ||
-	{ mkdir -p "$CACHE/board-arm64" && mktemp -d "$CACHE/board-arm64/build.XXXXXX"; })
+mkdir -p "$CACHE/board-arm64"
+work=$(mktemp -d "$CACHE/board-arm64/build.XXXXXX")
 rootfs=$work/root
 cleanup() {
 	for m in dev/pts dev proc sys; do

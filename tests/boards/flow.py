@@ -164,7 +164,7 @@ def board_daemon_checks(tr, b):
             doc = json.loads(r.stdout)
         except ValueError:
             return None
-        n = len(doc.get('samples', doc.get('points', [])))
+        n = len(doc.get('points', []))
         return (pools[0]['id'], n) if n >= 2 else None
     h = until(history, 60)
     tr.check(bool(h), 'ppctld samples the pool: ppctl history gives its points' +

@@ -82,6 +82,15 @@ def quiet(fn, *args):
         return fn(*args)
 
 
+def run_without_sleeps(bench, measure):
+    """bench.run() with a no-op setup and rlib's sleeps skipped, quietly."""
+    rlib.time.sleep, sleep = (lambda s: None), rlib.time.sleep
+    try:
+        quiet(bench.run, lambda v: None, measure)
+    finally:
+        rlib.time.sleep = sleep
+
+
 @case
 def a_bad_window_is_measured_again_and_counted():
     """Bench.run measures a window again when measure() says why it cannot
@@ -94,11 +103,7 @@ def a_bad_window_is_measured_again_and_counted():
             why = bad.get(v, []).pop(0) if bad.get(v) else None
             return {"value": 0.0 if why else (2.0 if v == "a" else 1.0), "invalid": why}
 
-        rlib.time.sleep, sleep = (lambda s: None), rlib.time.sleep
-        try:
-            quiet(b.run, lambda v: None, measure)
-        finally:
-            rlib.time.sleep = sleep
+        run_without_sleeps(b, measure)
         doc = quiet(b.report)
         row = [r for r in doc["rows"] if r["variant"] == "a" and "samples" in r][0]
         assert row["samples"] == [2.0, 2.0, 2.0], row
@@ -124,11 +129,7 @@ def a_window_bad_every_time_is_lost_not_a_crash():
                     return {"value": None, "invalid": "pool destroyed"}
             return {"value": 3.0 if v == "a" else 2.0}
 
-        rlib.time.sleep, sleep = (lambda s: None), rlib.time.sleep
-        try:
-            quiet(b.run, lambda v: None, measure)
-        finally:
-            rlib.time.sleep = sleep
+        run_without_sleeps(b, measure)
         doc = quiet(b.report)
         row = [r for r in doc["rows"] if r["variant"] == "b" and "samples" in r][0]
         assert row["lost_runs"] == 1 and row["remeasured"] == 2 and row["runs"] == 2, row
@@ -220,12 +221,8 @@ def a_failed_check_fails_the_script_after_the_json():
     with tempfile.TemporaryDirectory() as tmp:
         b = bench(tmp, runs=2, metrics=[("page_allocs_per_packet", "allocs", "{:.3f}")],
                   checks=[rlib.check("a recycles", "a", "page_allocs_per_packet", None, 0.01)])
-        rlib.time.sleep, sleep = (lambda s: None), rlib.time.sleep
-        try:
-            quiet(b.run, lambda v: None,
-                  lambda v: {"value": 1.0, "metrics": {"page_allocs_per_packet": 1.0}})
-        finally:
-            rlib.time.sleep = sleep
+        run_without_sleeps(b, lambda v: {"value": 1.0,
+                                          "metrics": {"page_allocs_per_packet": 1.0}})
         try:
             quiet(b.report)
         except SystemExit as e:
