@@ -77,10 +77,15 @@ static int ppb_hold_key(const void *key, const void *elt)
 	return key < (const void *)y->page ? -1 : 1;
 }
 
-/* Lent at @since: a page lent after the snapshot began is 0 ms old. */
+/* Lent at @since, seen at @now: a page lent after the scan began is 0 ms old. */
+static unsigned int ppb_age_ms(unsigned long now, unsigned long since)
+{
+	return time_after(now, since) ? jiffies_to_msecs(now - since) : 0;
+}
+
 static unsigned int ppb_hold_age_ms(const struct ppb_hold_walk *w, unsigned long since)
 {
-	return time_after(w->now, since) ? jiffies_to_msecs(w->now - since) : 0;
+	return ppb_age_ms(w->now, since);
 }
 
 static unsigned int ppb_hold_bucket(unsigned int ms)
@@ -95,47 +100,66 @@ static unsigned int ppb_hold_bucket(unsigned int ms)
 }
 
 /*
+ * Calls @fn for each of the pool's lent pages the stack still holds, up to
+ * @cap of them; returns the FIFO's length as read.  The allocating context
+ * may be lending and reclaiming meanwhile: an entry may be newer than the
+ * range read (the FIFO wraps while we read), so only a page still marked
+ * lent counts.  Under RCU: a resize frees the old FIFO after a grace period.
+ */
+static __always_inline u32
+ppb_lent_scan(struct ppb_pool *pool, u32 cap,
+	      void (*fn)(void *arg, struct page *page, unsigned long since), void *arg)
+{
+	struct ppb_lent_fifo *f;
+	u32 head, tail, i, n = 0, lent;
+
+	rcu_read_lock();
+	f = READ_ONCE(pool->lent);
+	head = READ_ONCE(pool->lent_head);
+	tail = READ_ONCE(pool->lent_tail);
+	lent = min(tail - head, f->mask + 1);
+	for (i = head; i != tail && n < cap && i - head <= f->mask; i++) {
+		struct ppb_lent *e = &f->e[i & f->mask];
+		struct page *page = READ_ONCE(e->page);
+
+		if (!page || READ_ONCE(page->index) != PPB_PAGE_LENT ||
+		    ppb_stack_done(pool, page))
+			continue;
+		fn(arg, page, READ_ONCE(e->since));
+		n++;
+	}
+	rcu_read_unlock();
+	return lent;
+}
+
+static void ppb_hold_add(void *arg, struct page *page, unsigned long since)
+{
+	struct ppb_hold_walk *w = arg;
+
+	w->ents[w->n].page = page;
+	w->ents[w->n].since = since;
+	w->n++;
+}
+
+/*
  * The pool's lent pages the stack still holds, sorted by page.  The
  * registry lock keeps the pool; its allocating context may be running.
  */
 static int ppb_hold_snapshot(struct ppb_pool *pool, struct ppb_hold_walk *w)
 {
 	struct ppb_holders *h = w->h;
-	struct ppb_lent_fifo *f;
-	u32 head, tail, cap, i, n = 0;
+	u32 cap, i, n;
 
 	cap = PPB_LENT_PER_RING * roundup_pow_of_two(PPKIT_RING_SIZE_MAX);
 	rcu_read_lock();
-	f = READ_ONCE(pool->lent);
-	cap = min(cap, f->mask + 1);
+	cap = min(cap, READ_ONCE(pool->lent)->mask + 1);
 	rcu_read_unlock();
 	w->ents = kvcalloc(cap, sizeof(*w->ents), GFP_KERNEL);
 	if (!w->ents)
 		return -ENOMEM;
-
-	rcu_read_lock();
-	f = READ_ONCE(pool->lent);
-	head = READ_ONCE(pool->lent_head);
-	tail = READ_ONCE(pool->lent_tail);
-	h->lent = min(tail - head, f->mask + 1);
-	for (i = head; i != tail && n < cap && i - head <= f->mask; i++) {
-		struct ppb_lent *e = &f->e[i & f->mask];
-		struct page *page = READ_ONCE(e->page);
-
-		/*
-		 * The entry may be newer than the range read (the FIFO wraps
-		 * while we read): only a page still marked lent counts.
-		 */
-		if (!page || READ_ONCE(page->index) != PPB_PAGE_LENT ||
-		    ppb_stack_done(pool, page))
-			continue;
-		w->ents[n].page = page;
-		w->ents[n].since = READ_ONCE(e->since);
-		n++;
-	}
-	rcu_read_unlock();
-
-	w->n = n;
+	w->n = 0;
+	h->lent = ppb_lent_scan(pool, cap, ppb_hold_add, w);
+	n = w->n;
 	h->held = n;
 	for (i = 0; i < n; i++) {
 		unsigned int ms = ppb_hold_age_ms(w, w->ents[i].since);
@@ -418,20 +442,38 @@ static void ppb_hold_walk_nets(struct ppb_hold_walk *w)
 	up_read(&net_rwsem);
 }
 
+struct ppb_lent_age {
+	unsigned long now;
+	u32 held;
+	u64 oldest_ms;
+};
+
+static void ppb_lent_age_add(void *arg, struct page *page, unsigned long since)
+{
+	struct ppb_lent_age *a = arg;
+
+	a->held++;
+	a->oldest_ms = max_t(u64, a->oldest_ms, ppb_age_ms(a->now, since));
+}
+
+/*
+ * How many of the pool's lent pages the stack still holds, and for how
+ * long it has held the oldest: one pass over the lent FIFO, no allocation.
+ * Any context that keeps the pool; the allocating context may be running.
+ */
+void ppb_lent_ages(struct ppb_pool *pool, u32 *held, u64 *oldest_ms)
+{
+	struct ppb_lent_age a = { .now = jiffies };
+
+	ppb_lent_scan(pool, U32_MAX, ppb_lent_age_add, &a);
+	*held = a.held;
+	*oldest_ms = a.oldest_ms;
+}
+
 int ppb_pool_held_pages(struct ppb_pool *pool, u32 *held, u64 *oldest_ms)
 {
-	struct ppb_hold_walk w = { .now = jiffies };
-	int err;
-
-	w.h = kzalloc(sizeof(*w.h), GFP_KERNEL);
-	if (!w.h)
-		return -ENOMEM;
-	err = ppb_hold_snapshot(pool, &w);
-	kvfree(w.ents);
-	*held = w.h->held;
-	*oldest_ms = w.h->oldest_ms;
-	kfree(w.h);
-	return err;
+	ppb_lent_ages(pool, held, oldest_ms);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(ppb_pool_held_pages);
 

@@ -37,6 +37,9 @@ struct ppb_holders {
 	struct ppb_holder holders[PPB_HOLDERS_MAX];
 };
 
+struct ppb_pool;
+
 int ppb_holders_get(u32 id, struct ppb_holders *h, struct netlink_ext_ack *extack);
+void ppb_lent_ages(struct ppb_pool *pool, u32 *held, u64 *oldest_ms);
 
 #endif /* _PPB_HOLDERS_H */

@@ -30,9 +30,10 @@ static const struct nla_policy ppkit_pool_get_policy[PPKIT_A_POOL_ID + 1] = {
 	[PPKIT_A_POOL_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
-static const struct nla_policy ppkit_stats_get_policy[PPKIT_A_STATS_IFINDEX + 1] = {
+static const struct nla_policy ppkit_stats_get_policy[PPKIT_A_STATS_LENT_AGES + 1] = {
 	[PPKIT_A_STATS_POOL_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[PPKIT_A_STATS_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[PPKIT_A_STATS_LENT_AGES] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy ppkit_pool_set_policy[PPKIT_A_POOL_REFILL_BATCH + 1] = {
@@ -131,10 +132,11 @@ static int ppkit_fill_pool(struct sk_buff *skb, struct ppb_pool *pool, u32 porti
 }
 
 static int ppkit_fill_stats(struct sk_buff *skb, struct ppb_pool *pool, u32 portid,
-			    u32 seq, int flags)
+			    u32 seq, int flags, bool ages)
 {
 	struct ppb_stats st;
-	u64 inflight[2];
+	u64 inflight[2], oldest_ms;
+	u32 held;
 	void *hdr;
 
 	/* The counters (PPB_STAT) then inflight and inflight_mem, in one run each. */
@@ -165,6 +167,13 @@ static int ppkit_fill_stats(struct sk_buff *skb, struct ppb_pool *pool, u32 port
 	     nla_put_u64_64bit(skb, PPKIT_A_STATS_FRAG_PAGES_UNLENT, st.frag_pages_unlent,
 			       PPKIT_A_STATS_PAD)))
 		goto cancel;
+	if (ages) {
+		ppb_lent_ages(pool, &held, &oldest_ms);
+		if (nla_put_u32(skb, PPKIT_A_STATS_LENT_HELD, held) ||
+		    nla_put_u64_64bit(skb, PPKIT_A_STATS_LENT_OLDEST_MS, oldest_ms,
+				      PPKIT_A_STATS_PAD))
+			goto cancel;
+	}
 	genlmsg_end(skb, hdr);
 	return 0;
 cancel:
@@ -221,7 +230,8 @@ static int ppkit_fill_pool_info(struct sk_buff *msg, struct ppb_pool *pool,
 static int ppkit_fill_stats_info(struct sk_buff *msg, struct ppb_pool *pool,
 				 struct genl_info *info)
 {
-	return ppkit_fill_stats(msg, pool, info->snd_portid, info->snd_seq, 0);
+	return ppkit_fill_stats(msg, pool, info->snd_portid, info->snd_seq, 0,
+				nla_get_flag(info->attrs[PPKIT_A_STATS_LENT_AGES]));
 }
 
 static int ppkit_nl_pool_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -242,17 +252,20 @@ static int ppkit_dump(struct sk_buff *skb, struct netlink_callback *cb, bool sta
 	unsigned long id = cb->args[0];
 	u32 ifindex = 0;
 	struct ppb_pool *pool;
+	bool ages = false;
 	int err = 0;
 
 	if (stats && attrs[PPKIT_A_STATS_IFINDEX])
 		ifindex = nla_get_u32(attrs[PPKIT_A_STATS_IFINDEX]);
+	if (stats)
+		ages = nla_get_flag(attrs[PPKIT_A_STATS_LENT_AGES]);
 
 	ppb_registry_lock();
 	for (; (pool = ppb_registry_next(&id)); id++) {
 		if (ifindex && pool->ifindex != ifindex)
 			continue;
 		err = stats ? ppkit_fill_stats(skb, pool, portid, cb->nlh->nlmsg_seq,
-					       NLM_F_MULTI) :
+					       NLM_F_MULTI, ages) :
 			      ppkit_fill_pool(skb, pool, portid, cb->nlh->nlmsg_seq,
 					      NLM_F_MULTI, PPKIT_CMD_POOL_GET);
 		if (err)

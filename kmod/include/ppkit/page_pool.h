@@ -269,9 +269,9 @@ struct sk_buff *ppb_build_skb(struct ppb_pool *pool, struct page *page,
 			      unsigned int headroom, unsigned int len);
 /*
  * How many of @pool's lent pages the stack still holds, and the oldest
- * one's age, from the snapshot holders-get takes (while the allocating
- * context may run).  For a driver's diagnostics at teardown.  Process
- * context, the pool live.
+ * one's age in ms, from the scan of the lent FIFO that holders-get and
+ * stats-get's lent-ages make (while the allocating context may run).  For
+ * a driver's diagnostics at teardown.  The pool live; returns 0.
  */
 int ppb_pool_held_pages(struct ppb_pool *pool, u32 *held, u64 *oldest_ms);
 

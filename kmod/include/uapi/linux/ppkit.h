@@ -97,12 +97,17 @@ enum {
 	PPKIT_A_STATS_FRAGS_SERVED,	/* fragments handed out */
 	PPKIT_A_STATS_FRAGS_LENT,	/* of which lent to the stack */
 	PPKIT_A_STATS_FRAG_PAGES_UNLENT, /* lent pages back, fragments still the driver's */
+	/* gauges, in replies to requests with LENT_AGES: a scan of the lent pages */
+	PPKIT_A_STATS_LENT_HELD,	/* u32, lent pages the stack still holds */
+	PPKIT_A_STATS_LENT_OLDEST_MS,	/* u64, how long it has held the oldest */
+	PPKIT_A_STATS_LENT_AGES,	/* flag (request): reply with the two above */
 
 	__PPKIT_A_STATS_MAX,
 	PPKIT_A_STATS_MAX = __PPKIT_A_STATS_MAX - 1
 };
 
 #define PPKIT_A_STATS_FIRST_COUNTER	PPKIT_A_STATS_ALLOC_FAST
+#define PPKIT_A_STATS_LAST_VALUE	PPKIT_A_STATS_LENT_OLDEST_MS
 
 /*
  * Who holds a pool's pages (holders-get, admin): the pool's pages by where
@@ -161,7 +166,7 @@ enum {
 	PPKIT_CMD_POOL_ADD_NTF,		/* notify: a pool was created */
 	PPKIT_CMD_POOL_DEL_NTF,		/* notify: a pool is gone (all pages back) */
 	PPKIT_CMD_POOL_CHANGE_NTF,	/* notify: destroyed (detached) or set */
-	PPKIT_CMD_STATS_GET,		/* do: PPKIT_A_STATS_POOL_ID; dump: filter IFINDEX */
+	PPKIT_CMD_STATS_GET,		/* do: POOL_ID; dump: filter IFINDEX; LENT_AGES */
 	PPKIT_CMD_POOL_SET,		/* admin: RING_SIZE and/or REFILL_BATCH of a pool */
 	PPKIT_CMD_HOLDERS_GET,		/* admin, do: PPKIT_A_HOLDERS_POOL_ID */
 
