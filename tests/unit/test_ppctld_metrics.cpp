@@ -324,6 +324,33 @@ TEST_CASE("metrics: a counter appears with its first event", "[ppctld][metrics]"
 	CHECK(of_pool(all, "ppkit_pool_inflight_pages", 1)->value == 8);
 }
 
+TEST_CASE("metrics: the stack's held pages and the oldest one's age, in seconds",
+	  "[ppctld][metrics]")
+{
+	Config c;
+	Store store(c, std::chrono::steady_clock::now(), 1);
+	store.on_backend_up(Source::Ppkit);
+	store.on_pools(Source::Ppkit, {pool(1, Source::Ppkit, "ppsim", 2, "sim0", 0)});
+	ppkit::Stats st;
+	st.pool_id = 1;
+	st.set(Counter::LentPages, 40);
+	st.set(Counter::LentHeld, 32);
+	st.set(Counter::LentOldestMs, 372500);
+	store.on_stats(Source::Ppkit, {st}, std::chrono::steady_clock::now(), 1);
+	store.publish();
+	std::string text = exposition(*store.snapshot());
+	auto all = samples(text);
+	const Line *held = of_pool(all, "ppkit_pool_lent_held_pages", 1);
+	REQUIRE(held);
+	CHECK(held->value == 32);
+	const Line *oldest = of_pool(all, "ppkit_pool_lent_oldest_seconds", 1);
+	REQUIRE(oldest);
+	CHECK(oldest->value == Approx(372.5));
+	CHECK_THAT(text, Catch::Contains("# TYPE ppkit_pool_lent_oldest_seconds gauge"));
+	CHECK(named(all, "ppkit_pool_lent_oldest_ms").empty());
+	CHECK(named(all, "ppkit_pool_lent_held").empty());
+}
+
 TEST_CASE("metrics: a scrape of 1,000 pools", "[ppctld][metrics]")
 {
 	// 1,000 pools of pp_poolgen (8 pages each in flight, no traffic):

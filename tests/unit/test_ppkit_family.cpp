@@ -68,24 +68,29 @@ TEST_CASE("stats-get requests", "[ppkit][wire]")
 {
 	SECTION("do by pool id")
 	{
-		Bytes want = Builder(kFamily, 0, PPKIT_CMD_STATS_GET).u32(PPKIT_A_STATS_POOL_ID, 7).bytes();
+		Bytes want = Builder(kFamily, 0, PPKIT_CMD_STATS_GET)
+				     .u32(PPKIT_A_STATS_POOL_ID, 7)
+				     .flag(PPKIT_A_STATS_LENT_AGES)
+				     .bytes();
 		want[8] = 0;	// Builder numbers its messages; requests leave it to libnl
 		CHECK(bytes_of(wire::ppkit_stats_get(kFamily, 7, std::nullopt)) == want);
 	}
 	SECTION("dump filtered by ifindex")
 	{
 		const Bytes want = {
-			0x1c, 0x00, 0x00, 0x00, 0x22, 0x00, 0x00, 0x03, // NLM_F_DUMP
+			0x20, 0x00, 0x00, 0x00, 0x22, 0x00, 0x00, 0x03, // NLM_F_DUMP
 			0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 			0x05, 0x01, 0x00, 0x00,				// PPKIT_CMD_STATS_GET
 			0x08, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, // PPKIT_A_STATS_IFINDEX 1
+			0x04, 0x00, 0x29, 0x00,				// PPKIT_A_STATS_LENT_AGES
 		};
 		CHECK(bytes_of(wire::ppkit_stats_get(kFamily, std::nullopt, 1)) == want);
 	}
 	SECTION("dump of everything")
 	{
 		auto b = bytes_of(wire::ppkit_stats_get(kFamily, std::nullopt, std::nullopt));
-		CHECK(b.size() == 20);
+		CHECK(b.size() == 24);	// the header and the lent-ages flag
+		CHECK(b[22] == PPKIT_A_STATS_LENT_AGES);
 	}
 }
 
@@ -266,9 +271,9 @@ TEST_CASE("a stats reply carries every counter", "[ppkit][wire]")
 	auto m = nl::genl_request(kFamily, PPKIT_CMD_STATS_GET, 1, 0);
 	nla_put_u32(m.get(), PPKIT_A_STATS_POOL_ID, 12);
 	nla_put_u32(m.get(), PPKIT_A_STATS_IFINDEX, 1);
-	for (int t = PPKIT_A_STATS_FIRST_COUNTER; t <= PPKIT_A_STATS_MAX; t++) {
+	for (int t = PPKIT_A_STATS_FIRST_COUNTER; t <= PPKIT_A_STATS_LAST_VALUE; t++) {
 		bool u32 = t == PPKIT_A_STATS_CACHE_PAGES || t == PPKIT_A_STATS_RING_PAGES ||
-			   t == PPKIT_A_STATS_LENT_PAGES;
+			   t == PPKIT_A_STATS_LENT_PAGES || t == PPKIT_A_STATS_LENT_HELD;
 		if (u32)
 			nla_put_u32(m.get(), t, static_cast<std::uint32_t>(t * 10));
 		else
@@ -288,6 +293,8 @@ TEST_CASE("a stats reply carries every counter", "[ppkit][wire]")
 	CHECK(s.get(Counter::CachePages) == PPKIT_A_STATS_CACHE_PAGES * 10u);
 	CHECK(s.get(Counter::LentPages) == PPKIT_A_STATS_LENT_PAGES * 10u);
 	CHECK(s.get(Counter::FragPagesUnlent) == (1ull << 33) + PPKIT_A_STATS_FRAG_PAGES_UNLENT);
+	CHECK(s.get(Counter::LentHeld) == PPKIT_A_STATS_LENT_HELD * 10u);
+	CHECK(s.get(Counter::LentOldestMs) == (1ull << 33) + PPKIT_A_STATS_LENT_OLDEST_MS);
 }
 
 TEST_CASE("a partial stats reply reports only what it carries", "[ppkit][wire]")

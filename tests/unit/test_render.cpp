@@ -219,8 +219,10 @@ TEST_CASE("JSON: list and stats documents", "[render][json]")
 	plain.present.reset(ppkit::index(Counter::FragPagesUnlent));
 	CHECK(counters_json(plain).size() == 27);	// no fragments: no such keys
 	CHECK(p["counters"]["pages_from_cache"] == 8000);
-	CHECK(p["gauges"].size() == 5);
+	CHECK(p["gauges"].size() == 7);
 	CHECK(p["gauges"]["inflight"] == 8);
+	CHECK(p["gauges"].contains("lent_held"));
+	CHECK(p["gauges"].contains("lent_oldest_ms"));
 	CHECK(p["derived"]["served"] == 10000);
 	CHECK(p["derived"]["left_driver"] == 9992);
 	CHECK(p["rates"]["hit"].get<double>() == Approx(0.9));

@@ -11,12 +11,14 @@ using namespace ppkit;
 
 TEST_CASE("counter names are those of Documentation/stats.rst", "[types]")
 {
-	CHECK(kCounterCount == PPKIT_A_STATS_MAX - PPKIT_A_STATS_FIRST_COUNTER + 1);
+	CHECK(kCounterCount == PPKIT_A_STATS_LAST_VALUE - PPKIT_A_STATS_FIRST_COUNTER + 1);
+	CHECK(PPKIT_A_STATS_MAX == PPKIT_A_STATS_LENT_AGES);	// a request flag, not a value
 	CHECK(name(Counter::AllocFast) == "alloc_fast");
 	CHECK(name(Counter::RecycleReleasedRefcnt) == "recycle_released_refcnt");
 	CHECK(name(Counter::PagesFromStack) == "pages_from_stack");
 	CHECK(name(Counter::SyncForDeviceBytes) == "sync_for_device_bytes");
 	CHECK(name(Counter::LentPages) == "lent_pages");
+	CHECK(name(Counter::LentOldestMs) == "lent_oldest_ms");
 	std::set<std::string_view> seen;
 	for (std::size_t i = 0; i < kCounterCount; i++) {
 		auto c = static_cast<Counter>(i);
@@ -32,6 +34,11 @@ TEST_CASE("gauges are levels, the rest only grow", "[types]")
 	CHECK_FALSE(is_gauge(Counter::SyncForDeviceBytes));
 	CHECK(is_gauge(Counter::Inflight));
 	CHECK(is_gauge(Counter::RingPages));
+	CHECK_FALSE(is_gauge(Counter::FragPagesUnlent));
+	CHECK(is_frag_counter(Counter::FragPagesUnlent));
+	CHECK(is_gauge(Counter::LentHeld));
+	CHECK(is_gauge(Counter::LentOldestMs));
+	CHECK_FALSE(is_frag_counter(Counter::LentOldestMs));
 }
 
 TEST_CASE("served sums the four origins", "[types]")

@@ -62,17 +62,18 @@ enum class StatsAttr : std::uint8_t { Ignore, PoolId, Ifindex, Counter32, Counte
 constexpr std::array<StatsAttr, PPKIT_A_STATS_MAX + 1> stats_attrs()
 {
 	std::array<StatsAttr, PPKIT_A_STATS_MAX + 1> a{};
-	for (int t = PPKIT_A_STATS_FIRST_COUNTER; t <= PPKIT_A_STATS_MAX; t++)
+	for (int t = PPKIT_A_STATS_FIRST_COUNTER; t <= PPKIT_A_STATS_LAST_VALUE; t++)
 		a[t] = StatsAttr::Counter64;
 	a[PPKIT_A_STATS_POOL_ID] = StatsAttr::PoolId;
 	a[PPKIT_A_STATS_IFINDEX] = StatsAttr::Ifindex;
 	a[PPKIT_A_STATS_CACHE_PAGES] = StatsAttr::Counter32;
 	a[PPKIT_A_STATS_RING_PAGES] = StatsAttr::Counter32;
 	a[PPKIT_A_STATS_LENT_PAGES] = StatsAttr::Counter32;
+	a[PPKIT_A_STATS_LENT_HELD] = StatsAttr::Counter32;
 	return a;
 }
 constexpr auto kStatsAttrs = stats_attrs();
-static_assert(PPKIT_A_STATS_MAX - PPKIT_A_STATS_FIRST_COUNTER + 1 == kCounterCount,
+static_assert(PPKIT_A_STATS_LAST_VALUE - PPKIT_A_STATS_FIRST_COUNTER + 1 == kCounterCount,
 	      "a counter of Stats for every counter attribute");
 
 template <std::size_t N>
@@ -117,6 +118,7 @@ nl::MsgPtr ppkit_stats_get(int family, std::optional<std::uint32_t> id,
 		nl::put_u32(msg.get(), PPKIT_A_STATS_POOL_ID, *id);
 	else if (ifindex)
 		nl::put_u32(msg.get(), PPKIT_A_STATS_IFINDEX, *ifindex);
+	nl::put_flag(msg.get(), PPKIT_A_STATS_LENT_AGES);
 	return msg;
 }
 

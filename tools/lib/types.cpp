@@ -43,11 +43,13 @@ constexpr std::array<std::string_view, kCounterCount> kNames = {
 	"frags_served",
 	"frags_lent",
 	"frag_pages_unlent",
+	"lent_held",
+	"lent_oldest_ms",
 };
 
 // Counter follows the uapi one to one: a new kernel attribute needs a new
 // Counter, and this catches a uapi that moved under us.
-static_assert(PPKIT_A_STATS_MAX - PPKIT_A_STATS_FIRST_COUNTER + 1 == kCounterCount);
+static_assert(PPKIT_A_STATS_LAST_VALUE - PPKIT_A_STATS_FIRST_COUNTER + 1 == kCounterCount);
 static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::PagesFromCache) ==
 	      PPKIT_A_STATS_PAGES_FROM_CACHE);
 static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::SyncForDeviceBytes) ==
@@ -56,6 +58,9 @@ static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::Inflight) == PPKIT_A_
 static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::LentPages) == PPKIT_A_STATS_LENT_PAGES);
 static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::FragPagesUnlent) ==
 	      PPKIT_A_STATS_FRAG_PAGES_UNLENT);
+static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::LentHeld) == PPKIT_A_STATS_LENT_HELD);
+static_assert(PPKIT_A_STATS_FIRST_COUNTER + index(Counter::LentOldestMs) ==
+	      PPKIT_A_STATS_LENT_OLDEST_MS);
 
 }  // namespace
 

@@ -48,6 +48,8 @@ const char *counter_help(ppkit::Counter c)
 	case C::RecycleRing: return "Pages recycled into the ring (upstream recycle_ring).";
 	case C::RecycleRingFull: return "Recycles that found the ring full (upstream recycle_ring_full).";
 	case C::RecycleReleasedRefcnt: return "Pages released because others held a reference (upstream recycle_released_refcnt).";
+	case C::LentHeld: return "Pages lent to the stack that it still holds (in skbs, not let go).";
+	case C::LentOldestMs: return "How long the stack has held the oldest page it holds, in seconds (0: none held).";
 	default: return "ppkit page counter; see Documentation/stats.rst.";
 	}
 }
@@ -60,6 +62,10 @@ std::string counter_name(std::size_t i)
 		return "ppkit_pool_inflight_bytes";
 	if (c == ppkit::Counter::Inflight)
 		return "ppkit_pool_inflight_pages";
+	if (c == ppkit::Counter::LentHeld)
+		return "ppkit_pool_lent_held_pages";
+	if (c == ppkit::Counter::LentOldestMs)
+		return "ppkit_pool_lent_oldest_seconds";
 	std::string n = "ppkit_pool_" + std::string(ppkit::name(c));
 	return ppkit::is_gauge(i) ? n : n + "_total";
 }
@@ -185,13 +191,19 @@ void write_exposition(const Snapshot &s, const std::function<void(std::string_vi
 		auto c = static_cast<ppkit::Counter>(i);
 		const bool gauge = ppkit::is_gauge(i);
 		const std::string name = counter_name(i);
-		w.family(name, gauge ? "ppkit pool level; see Documentation/stats.rst." : counter_help(c),
+		w.family(name,
+			 gauge && !ppkit::is_age_gauge(c) ? "ppkit pool level; see Documentation/stats.rst."
+							  : counter_help(c),
 			 gauge ? "gauge" : "counter");
 		for (const Row &r : s.rows) {
 			if (r.stats.present.test(i)) {
 				// A counter appears with its first event: of 1,000
 				// idle pools' 26 counters most are 0 for their whole life.
-				if (!derived(r.pool.source, c) && (gauge || r.stats.values[i] != 0))
+				if (c == ppkit::Counter::LentOldestMs)
+					w.pool_sample(name, r.pool,
+						      static_cast<double>(r.stats.values[i]) / 1000);
+				else if (!derived(r.pool.source, c) &&
+					 (gauge || r.stats.values[i] != 0))
 					w.pool_sample(name, r.pool, r.stats.values[i]);
 				continue;
 			}

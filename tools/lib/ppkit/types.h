@@ -61,17 +61,28 @@ enum class Counter : std::uint8_t {
 	FragsServed,
 	FragsLent,
 	FragPagesUnlent,
+	// gauges again, from a pass over the lent pages (stats-get lent-ages)
+	LentHeld,
+	LentOldestMs,
 };
 
-inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(Counter::FragPagesUnlent) + 1;
+inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(Counter::LentOldestMs) + 1;
 inline constexpr Counter kFirstGauge = Counter::Inflight;
 inline constexpr Counter kLastGauge = Counter::LentPages;
 
 constexpr std::size_t index(Counter c) { return static_cast<std::size_t>(c); }
-constexpr bool is_gauge(Counter c) { return c >= kFirstGauge && c <= kLastGauge; }
+constexpr bool is_gauge(Counter c)
+{
+	return (c >= kFirstGauge && c <= kLastGauge) || c >= Counter::LentHeld;
+}
 constexpr bool is_gauge(std::size_t i) { return is_gauge(static_cast<Counter>(i)); }
 // Reported by pools that cut pages into fragments only.
-constexpr bool is_frag_counter(Counter c) { return c > kLastGauge; }
+constexpr bool is_frag_counter(Counter c)
+{
+	return c >= Counter::FragsServed && c <= Counter::FragPagesUnlent;
+}
+// Reported by the ppkit family when asked (lent-ages), for every pool.
+constexpr bool is_age_gauge(Counter c) { return c >= Counter::LentHeld; }
 // "alloc_fast", ... "lent_pages": the names every ppkit interface uses.
 std::string_view name(Counter c);
 std::optional<Counter> counter_by_name(std::string_view name);
