@@ -8,8 +8,9 @@
 #   scripts/lab/run --smp 2 --mem 1536 -- tests/lab/prometheus.sh
 #
 # Scrape and evaluation every second, storage in a temporary directory.
-# The rules are a test copy: each range ([1m]) is the window W of (a) and
-# each alert's `for` 5 s; the expressions and thresholds are the shipped ones.
+# The rules are a test copy: each range ([1m]) is the window W of (a), each
+# alert's `for` 5 s and the held page's age 5 s instead of 300; the
+# expressions and the other thresholds are the shipped ones.
 #   (a) the hit rate recording rule agrees with `ppctl stats --interval W`
 #       over the same window, within TOL (0.01): a burst of 1600 frames in
 #       the middle of ppctl's window, the counters still before and after
@@ -21,7 +22,8 @@
 #       100 ms are orphaned and replaced by fresh ones);
 #   (b) a leak: on a fresh pool, a socket that never reads holds every page
 #       sent to it (lend_timeout_ms=600000): PpkitPagesHeldByStack fires
-#       (ALERTS{alertstate="firing"}) for that pool; then its pool is
+#       (ALERTS{alertstate="firing"}) for that pool, on the age of the
+#       oldest page the stack holds, which ppctl reports too; then its pool is
 #       destroyed (a new ring) while the socket holds the pages: the
 #       detached pool does not drain and PpkitDetachedPoolNotDraining fires;
 #   (c) every panel's query of contrib/grafana/ppkit.json ($instance: all
@@ -93,8 +95,9 @@ $PPCTLD -f --config /dev/null --interval 1s --listen 127.0.0.1:9105 --socket non
 D=$!
 # the test copy of the rules: windows of W s, alerts after 5 s
 sed -e "s/\[1m\]/[${W}s]/g; s/\[5m\]/[${W}s]/g" -e 's/^\(  *\)for: .*/\1for: 5s/' \
+	-e 's/lent_oldest_seconds > 300$/lent_oldest_seconds > 5/' \
 	"${RULES:-contrib/prometheus/ppkit.rules.yml}" > "$T/ppkit.rules.yml"
-grep -q '\[1m\]\|for: [0-9]*m' "$T/ppkit.rules.yml" && bad "the test copy of the rules still has a minute in it"
+grep -q '\[1m\]\|for: [0-9]*m\|> 300$' "$T/ppkit.rules.yml" && bad "the test copy of the rules still has a minute in it"
 cat > "$T/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -185,6 +188,13 @@ check "(b) PpkitPagesHeldByStack fires for pool $LEAK" wait_for 90 firing PpkitP
 echo "# fired $((SECONDS - t0)) s after the socket began to hold pages"
 promq "ALERTS{alertstate=\"firing\"}" | sed 's/^/# /'
 promq "ppkit:pool_pages_held_by_stack{pool=\"$LEAK\"}" | sed 's/^/# /'
+promq "ppkit_pool_lent_oldest_seconds{pool=\"$LEAK\"}" | sed 's/^/# /'
+$PPCTL -j stats "$LEAK" > "$T/leak.json"
+check "ppctl: pool $LEAK's stack holds pages, the oldest for more than 5 s" python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))["pools"][0]["gauges"]
+print("# ppctl: lent_pages %s lent_held %s lent_oldest_ms %s" % (g["lent_pages"], g["lent_held"], g["lent_oldest_ms"]))
+sys.exit(not (g["lent_held"] > 0 and g["lent_oldest_ms"] > 5000))' "$T/leak.json"
 # its pool destroyed while the socket holds its pages: detached
 $PPCTL sim gen stop "$dev" > /dev/null
 $PPCTL sim set "$dev" --ring-size 128 > /dev/null
