@@ -349,6 +349,16 @@ TEST_CASE("metrics: the stack's held pages and the oldest one's age, in seconds"
 	CHECK_THAT(text, Catch::Contains("# TYPE ppkit_pool_lent_oldest_seconds gauge"));
 	CHECK(named(all, "ppkit_pool_lent_oldest_ms").empty());
 	CHECK(named(all, "ppkit_pool_lent_held").empty());
+
+	// Nothing held: no age, and the count at 0.
+	st.set(Counter::LentHeld, 0);
+	st.set(Counter::LentOldestMs, 0);
+	store.on_stats(Source::Ppkit, {st}, std::chrono::steady_clock::now(), 2);
+	store.publish();
+	all = samples(exposition(*store.snapshot()));
+	REQUIRE(of_pool(all, "ppkit_pool_lent_held_pages", 1));
+	CHECK(of_pool(all, "ppkit_pool_lent_held_pages", 1)->value == 0);
+	CHECK_FALSE(of_pool(all, "ppkit_pool_lent_oldest_seconds", 1));
 }
 
 TEST_CASE("metrics: a scrape of 1,000 pools", "[ppctld][metrics]")

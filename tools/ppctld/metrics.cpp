@@ -33,6 +33,11 @@ bool derived(ppkit::Source src, ppkit::Counter c)
 	       (c == ppkit::Counter::AllocFast || c == ppkit::Counter::RingPages);
 }
 
+bool held_pages(const ppkit::Stats &s)
+{
+	return s.has(ppkit::Counter::LentHeld) && s.get(ppkit::Counter::LentHeld) != 0;
+}
+
 const char *counter_help(ppkit::Counter c)
 {
 	using C = ppkit::Counter;
@@ -49,7 +54,7 @@ const char *counter_help(ppkit::Counter c)
 	case C::RecycleRingFull: return "Recycles that found the ring full (upstream recycle_ring_full).";
 	case C::RecycleReleasedRefcnt: return "Pages released because others held a reference (upstream recycle_released_refcnt).";
 	case C::LentHeld: return "Pages lent to the stack that it still holds (in skbs, not let go).";
-	case C::LentOldestMs: return "How long the stack has held the oldest page it holds, in seconds (0: none held).";
+	case C::LentOldestMs: return "How long the stack has held the oldest page it holds, in seconds (absent while it holds none).";
 	default: return "ppkit page counter; see Documentation/stats.rst.";
 	}
 }
@@ -199,10 +204,13 @@ void write_exposition(const Snapshot &s, const std::function<void(std::string_vi
 			if (r.stats.present.test(i)) {
 				// A counter appears with its first event: of 1,000
 				// idle pools' 26 counters most are 0 for their whole life.
-				if (c == ppkit::Counter::LentOldestMs)
-					w.pool_sample(name, r.pool,
-						      static_cast<double>(r.stats.values[i]) / 1000);
-				else if (!derived(r.pool.source, c) &&
+				// An age only while a page is held: 1,000 idle
+				// pools' 0 s would be 50 kB a scrape of nothing.
+				if (c == ppkit::Counter::LentOldestMs) {
+					if (held_pages(r.stats))
+						w.pool_sample(name, r.pool,
+							      static_cast<double>(r.stats.values[i]) / 1000);
+				} else if (!derived(r.pool.source, c) &&
 					 (gauge || r.stats.values[i] != 0))
 					w.pool_sample(name, r.pool, r.stats.values[i]);
 				continue;
