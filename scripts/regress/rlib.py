@@ -71,8 +71,9 @@ def counter(dev, name, netns=None):
 
 
 def ethtool_stats(dev, netns=None):
+    """@dev's ethtool -S counters by name; none from a driver without them."""
     pre = f"ip netns exec {netns} " if netns else ""
-    out = sh(f"{pre}ethtool -S {dev}", capture=True, quiet=True)
+    out = sh(f"{pre}ethtool -S {dev} 2>/dev/null", capture=True, quiet=True, check=False)
     stats = {}
     for line in out.splitlines()[1:]:
         k, _, v = line.strip().partition(":")
@@ -284,21 +285,18 @@ def measure_rx(dev, seconds, netns=None, pools=True, pool=None, counts=False):
     for pool @pool.  Pools and counters are read before and after the
     timed window, never inside it: on the RX CPU, ppctl's own run would be
     charged to one variant only."""
-    if counts:
-        b0 = rx_books(dev, netns, pools)
-        before, a = b0["pools"], b0["rx_packets"]
-    else:
-        before = pool_snapshot(dev, netns) if pools else None
-        a = counter(dev, "rx_packets", netns)
+    def books():
+        if counts:
+            return rx_books(dev, netns, pools)
+        return {"pools": pool_snapshot(dev, netns) if pools else None,
+                "rx_packets": counter(dev, "rx_packets", netns)}
+
+    b0 = books()
     t0 = time.monotonic()
     time.sleep(seconds)
     t1 = time.monotonic()
-    if counts:
-        b1 = rx_books(dev, netns, pools)
-        after, b = b1["pools"], b1["rx_packets"]
-    else:
-        after = pool_snapshot(dev, netns) if pools else None
-        b = counter(dev, "rx_packets", netns)
+    b1 = books()
+    before, after, a, b = b0["pools"], b1["pools"], b0["rx_packets"], b1["rx_packets"]
     why = snapshot_problem(before, after) if pools else None
     if why is None and b <= a:
         why = "no packets" if b == a else "reset"
