@@ -73,11 +73,18 @@ public:
 		return it == kernel.end() ? std::nullopt : std::optional(it->second);
 	}
 	bool has_stats() override { return stats_; }
-	std::vector<ppkit::Stats> stats() override
+	bool asked_ages = false;	// what the last stats() was asked
+	std::vector<ppkit::Stats> stats(bool lent_ages) override
 	{
+		asked_ages = lent_ages;
 		std::vector<ppkit::Stats> v;
-		for (const auto &[id, s] : counters)
+		for (const auto &[id, s] : counters) {
 			v.push_back(s);
+			if (!lent_ages) {	// as the kernel answers without the flag
+				v.back().present.reset(ppkit::index(Counter::LentHeld));
+				v.back().present.reset(ppkit::index(Counter::LentOldestMs));
+			}
+		}
 		return v;
 	}
 	bool pending() override { return !queue.empty(); }
@@ -222,4 +229,66 @@ TEST_CASE("feed: ppctld words what to do about a missing family", "[ppctld][feed
 			   Catch::EndsWith(": sample ppkit pools only with source = ppkit"));
 	CHECK(explain(ppkit::family_missing(Source::Ppkit)) ==
 	      ppkit::family_missing(Source::Ppkit).what());
+}
+
+TEST_CASE("feed: the lent pages' ages are asked for every 10 s, kept between", "[ppctld][feed]")
+{
+	Config c;
+	auto t = Clock::now();
+	Store store(c, t, 1);
+	store.on_backend_up(Source::Ppkit);
+	FakeFeed f;
+	f.kernel[1] = pool(1, Source::Ppkit);
+	store.on_pools(Source::Ppkit, {f.kernel[1]});
+	auto stats = [&](std::uint64_t held, std::uint64_t oldest_ms) {
+		ppkit::Stats s;
+		s.pool_id = 1;
+		s.set(Counter::Inflight, 8);
+		s.set(Counter::LentHeld, held);
+		s.set(Counter::LentOldestMs, oldest_ms);
+		return s;
+	};
+	auto oldest = [&]() -> std::optional<std::uint64_t> {
+		for (const Row &r : store.snapshot()->rows)
+			if (r.pool.id == 1)
+				return r.stats.opt(Counter::LentOldestMs);
+		return std::nullopt;
+	};
+	LentAges ages;
+	auto round = [&] {
+		sample(store, Source::Ppkit, f, ages, [&] { return t; },
+		       [] { return std::uint64_t{1}; });
+		store.publish();
+	};
+
+	f.counters[1] = stats(3, 2000);
+	round();
+	CHECK(f.asked_ages);
+	CHECK(oldest() == 2000u);
+	// 1 to 9 s later: not asked, the last ages kept
+	for (int s = 1; s < 10; s++) {
+		t += 1s;
+		f.counters[1] = stats(3, 2000 + 1000u * s);
+		round();
+		INFO(s << " s");
+		CHECK_FALSE(f.asked_ages);
+		CHECK(oldest() == 2000u);
+	}
+	// 10 s after the last ask: asked again, the new age
+	t += 1s;
+	f.counters[1] = stats(3, 12000);
+	round();
+	CHECK(f.asked_ages);
+	CHECK(oldest() == 12000u);
+	// a pool new since the last ask has no age until the next
+	t += 1s;
+	f.kernel[2] = pool(2, Source::Ppkit);
+	store.on_pools(Source::Ppkit, {f.kernel[1], f.kernel[2]});
+	f.counters[2] = stats(1, 500);
+	f.counters[2].pool_id = 2;
+	round();
+	CHECK_FALSE(f.asked_ages);
+	for (const Row &r : store.snapshot()->rows)
+		if (r.pool.id == 2)
+			CHECK_FALSE(r.stats.has(Counter::LentOldestMs));
 }

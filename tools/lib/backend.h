@@ -22,6 +22,8 @@ public:
 	virtual std::optional<std::vector<Stats>> stats(std::optional<std::uint32_t> ifindex) = 0;
 	virtual std::optional<Stats> stats(std::uint32_t id) = 0;
 	virtual bool has_stats() = 0;
+	// Whether stats() asks for the lent pages' ages (families that have them).
+	virtual void set_lent_ages(bool) {}
 	virtual void set(std::uint32_t id, const PoolSettings &s) = 0;
 	virtual Holders holders(std::uint32_t id) = 0;
 };

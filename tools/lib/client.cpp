@@ -75,6 +75,7 @@ public:
 
 	Source source() const override { return Source::Ppkit; }
 	std::size_t last_count_ = 0;
+	bool ages_ = true;
 	std::size_t last_pools_ = 0;
 
 	std::vector<Pool> pools() override
@@ -106,7 +107,7 @@ public:
 		// The one dump ppctld makes every second: parsed in place.
 		std::vector<Stats> out;
 		out.reserve(last_count_);
-		nl::Reply r = sock_.dump(wire::ppkit_stats_get(family_, std::nullopt, ifindex),
+		nl::Reply r = sock_.dump(wire::ppkit_stats_get(family_, std::nullopt, ifindex, ages_),
 					 [&](const nlmsghdr *h) {
 						 wire::ppkit_parse_stats(h, out.emplace_back());
 					 });
@@ -119,12 +120,14 @@ public:
 	std::optional<Stats> stats(std::uint32_t id) override
 	{
 		ErrorContext ctx{Source::Ppkit, "stats-get", id};
-		return only(collect<Stats>(sock_, wire::ppkit_stats_get(family_, id, std::nullopt),
+		return only(collect<Stats>(sock_, wire::ppkit_stats_get(family_, id, std::nullopt, ages_),
 					   [](nl_msg *m) { return wire::ppkit_parse_stats(m); }, ctx),
 			    ctx);
 	}
 
 	bool has_stats() override { return true; }
+
+	void set_lent_ages(bool on) override { ages_ = on; }
 
 	void set(std::uint32_t id, const PoolSettings &s) override
 	{
@@ -314,6 +317,11 @@ Stats Client::stats(std::uint32_t id)
 bool Client::has_stats()
 {
 	return impl_->has_stats();
+}
+
+void Client::set_lent_ages(bool on)
+{
+	impl_->set_lent_ages(on);
 }
 
 // Up to this many ids are asked for one by one; more, and one dump of every

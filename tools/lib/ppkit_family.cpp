@@ -110,7 +110,7 @@ nl::MsgPtr ppkit_pool_get(int family, std::optional<std::uint32_t> id)
 }
 
 nl::MsgPtr ppkit_stats_get(int family, std::optional<std::uint32_t> id,
-			   std::optional<std::uint32_t> ifindex)
+			   std::optional<std::uint32_t> ifindex, bool lent_ages)
 {
 	auto msg = nl::genl_request(family, PPKIT_CMD_STATS_GET, PPKIT_FAMILY_VERSION,
 				    id ? 0 : NLM_F_DUMP);
@@ -118,7 +118,8 @@ nl::MsgPtr ppkit_stats_get(int family, std::optional<std::uint32_t> id,
 		nl::put_u32(msg.get(), PPKIT_A_STATS_POOL_ID, *id);
 	else if (ifindex)
 		nl::put_u32(msg.get(), PPKIT_A_STATS_IFINDEX, *ifindex);
-	nl::put_flag(msg.get(), PPKIT_A_STATS_LENT_AGES);
+	if (lent_ages)
+		nl::put_flag(msg.get(), PPKIT_A_STATS_LENT_AGES);
 	return msg;
 }
 

@@ -17,8 +17,10 @@ namespace ppkit::wire {
 // PPKIT_CMD_POOL_GET: one pool (do) or all (dump, @id empty).
 nl::MsgPtr ppkit_pool_get(int family, std::optional<std::uint32_t> id);
 // PPKIT_CMD_STATS_GET: one pool (do), or a dump filtered by @ifindex.
+// @lent_ages: ask for lent-held and lent-oldest-ms too (a pass over each
+// pool's lent pages in the kernel).
 nl::MsgPtr ppkit_stats_get(int family, std::optional<std::uint32_t> id,
-			   std::optional<std::uint32_t> ifindex);
+			   std::optional<std::uint32_t> ifindex, bool lent_ages = true);
 // PPKIT_CMD_POOL_SET.  Throws Error(InvalidArgument) if @s sets nothing.
 nl::MsgPtr ppkit_pool_set(int family, std::uint32_t id, const PoolSettings &s);
 

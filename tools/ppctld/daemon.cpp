@@ -98,6 +98,7 @@ struct Backend {
 	bool stats = true;		// the kernel reports statistics
 	std::optional<bool> was_up;	// for logging transitions once
 	std::string why;
+	LentAges ages;			// when the last round asked for them
 };
 
 // A family's client and notification socket as the sampler reads them.
@@ -117,7 +118,11 @@ public:
 		}
 	}
 	bool has_stats() override { return stats_; }
-	std::vector<ppkit::Stats> stats() override { return client_.stats(); }
+	std::vector<ppkit::Stats> stats(bool lent_ages) override
+	{
+		client_.set_lent_ages(lent_ages);
+		return client_.stats();
+	}
 	bool pending() override
 	{
 		pollfd p{monitor_.fd(), POLLIN, 0};
@@ -141,7 +146,7 @@ public:
 		info_.started_realtime_ns = realtime_ns();
 		apply_info();
 		for (const std::string &s : cfg_.sources)
-			backends_.push_back(Backend{*ppkit::source_by_name(s), {}, {}, true, {}, {}});
+			backends_.push_back(Backend{*ppkit::source_by_name(s), {}, {}, true, {}, {}, {}});
 	}
 
 	// Everything that can fail on bad settings, before the daemon reports
@@ -432,8 +437,8 @@ private:
 			try {
 				NetlinkFeed feed(*b.client, *b.monitor, b.stats);
 				std::vector<AlertEvent> events =
-					sample(store_, b.source, feed, std::chrono::steady_clock::now,
-					       realtime_ns);
+					sample(store_, b.source, feed, b.ages,
+					       std::chrono::steady_clock::now, realtime_ns);
 				for (const AlertEvent &a : events)
 					log(a.what == Transition::Raised ? LOG_WARNING : LOG_NOTICE,
 					    "alert {} {}: {}{}", a.rule,

@@ -27,15 +27,50 @@ std::size_t follow(Store &store, ppkit::Source source, Feed &feed)
 	return overruns;
 }
 
+bool LentAges::due(Clock::time_point now) const
+{
+	return !last_ || now - *last_ >= kLentAgesEvery;
+}
+
+void LentAges::apply(std::vector<ppkit::Stats> &stats, bool asked, Clock::time_point now)
+{
+	using ppkit::Counter;
+	if (asked) {
+		last_ = now;
+		seen_.clear();
+		for (const ppkit::Stats &s : stats)
+			if (s.has(Counter::LentHeld) && s.has(Counter::LentOldestMs))
+				seen_[s.pool_id] = {s.get(Counter::LentHeld), s.get(Counter::LentOldestMs)};
+		return;
+	}
+	for (ppkit::Stats &s : stats) {
+		auto it = seen_.find(s.pool_id);
+		if (it == seen_.end())
+			continue;
+		s.set(Counter::LentHeld, it->second.first);
+		s.set(Counter::LentOldestMs, it->second.second);
+	}
+}
+
 std::vector<AlertEvent> sample(Store &store, ppkit::Source source, Feed &feed,
+			       const std::function<std::chrono::steady_clock::time_point()> &now,
+			       const std::function<std::uint64_t()> &realtime)
+{
+	LentAges every_round;
+	return sample(store, source, feed, every_round, now, realtime);
+}
+
+std::vector<AlertEvent> sample(Store &store, ppkit::Source source, Feed &feed, LentAges &ages,
 			       const std::function<std::chrono::steady_clock::time_point()> &now,
 			       const std::function<std::uint64_t()> &realtime)
 {
 	if (!feed.has_stats())
 		// No counters: the pool list's pages in flight are the sample.
 		return store.on_gauges(source, feed.pools(), now(), realtime());
-	std::vector<ppkit::Stats> stats = feed.stats();
+	const bool ask = ages.due(now());
+	std::vector<ppkit::Stats> stats = feed.stats(ask);
 	auto taken = now();
+	ages.apply(stats, ask, taken);
 	if (std::any_of(stats.begin(), stats.end(),
 			[](const ppkit::Stats &s) { return !s.opt(ppkit::Counter::Inflight); }))
 		store.on_pools(source, feed.pools());

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ppkit/error.h"
@@ -27,15 +29,38 @@ public:
 	virtual std::vector<ppkit::Pool> pools() = 0;
 	// One pool, none if it is gone.
 	virtual std::optional<ppkit::Pool> pool(std::uint32_t id) = 0;
-	// Whether the kernel keeps statistics; the statistics of every pool.
+	// Whether the kernel keeps statistics; the statistics of every pool,
+	// with the lent pages' ages if @lent_ages (and the family has them).
 	virtual bool has_stats() = 0;
-	virtual std::vector<ppkit::Stats> stats() = 0;
+	virtual std::vector<ppkit::Stats> stats(bool lent_ages) = 0;
 
 	// Whether notifications wait to be read (never blocks).
 	virtual bool pending() = 0;
 	// The notifications that wait; @lost set when the kernel dropped some
 	// (the socket's buffer overran).
 	virtual std::vector<ppkit::Event> read(bool *lost) = 0;
+};
+
+// The ages of the pages the stack holds (Counter::LentHeld, LentOldestMs)
+// cost the kernel a pass over each pool's lent pages, about a cache miss
+// a page: ppctld asks for them at most every kLentAgesEvery, and between
+// two asks each pool reports its last.  An alert on pages held for
+// minutes loses nothing.
+inline constexpr std::chrono::seconds kLentAgesEvery{10};
+
+class LentAges {
+public:
+	using Clock = std::chrono::steady_clock;
+
+	// Whether a round at @now asks.
+	bool due(Clock::time_point now) const;
+	// A round's @stats, taken at @now: remembered if it asked (@asked),
+	// else given each pool's last (a pool new since has none).
+	void apply(std::vector<ppkit::Stats> &stats, bool asked, Clock::time_point now);
+
+private:
+	std::optional<Clock::time_point> last_;
+	std::unordered_map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> seen_;
 };
 
 // How many reads a resynchronisation spends discarding what was queued
@@ -55,6 +80,10 @@ std::size_t follow(Store &store, ppkit::Source source, Feed &feed);
 // stats-get has none) are refreshed from a pool dump first, so that their
 // in-flight gauge and history move with every sample, not only on
 // notifications.
+// @ages spaces out the lent pages' ages (without it, every round asks).
+std::vector<AlertEvent> sample(Store &store, ppkit::Source source, Feed &feed, LentAges &ages,
+			       const std::function<std::chrono::steady_clock::time_point()> &now,
+			       const std::function<std::uint64_t()> &realtime);
 std::vector<AlertEvent> sample(Store &store, ppkit::Source source, Feed &feed,
 			       const std::function<std::chrono::steady_clock::time_point()> &now,
 			       const std::function<std::uint64_t()> &realtime);

@@ -56,6 +56,10 @@ public:
 	Stats stats(std::uint32_t id);
 	// Whether the kernel reports page_pool statistics (asks it once).
 	bool has_stats();
+	// Whether stats() asks for Counter::LentHeld and LentOldestMs (on by
+	// default; the ppkit family only): a pass over every pool's lent pages
+	// in the kernel, which a caller sampling often may want to space out.
+	void set_lent_ages(bool on);
 
 	// Pool descriptions and statistics taken together.  Without statistics
 	// (has_stats() false) every sample's Stats is empty.
