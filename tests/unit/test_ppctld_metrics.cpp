@@ -297,12 +297,32 @@ TEST_CASE("metrics: ppkit_pool_info describes each pool once", "[ppctld][metrics
 			CHECK_FALSE(l.labels.count("device"));
 }
 
+namespace {
+
+// A store that follows one ppkit pool, and its exposition after a sample.
+struct OnePool {
+	Config c;
+	Store store{c, std::chrono::steady_clock::now(), 1};
+	std::uint64_t realtime = 0;
+
+	explicit OnePool(const ppkit::Pool &p)
+	{
+		store.on_backend_up(Source::Ppkit);
+		store.on_pools(Source::Ppkit, {p});
+	}
+	std::string scrape(const ppkit::Stats &st)
+	{
+		store.on_stats(Source::Ppkit, {st}, std::chrono::steady_clock::now(), ++realtime);
+		store.publish();
+		return exposition(*store.snapshot());
+	}
+};
+
+}  // namespace
+
 TEST_CASE("metrics: a counter appears with its first event", "[ppctld][metrics]")
 {
-	Config c;
-	Store store(c, std::chrono::steady_clock::now(), 1);
-	store.on_backend_up(Source::Ppkit);
-	store.on_pools(Source::Ppkit, {pool(1, Source::Ppkit, "pp_poolgen", 1, "lo", 0)});
+	OnePool one(pool(1, Source::Ppkit, "pp_poolgen", 1, "lo", 0));
 	ppkit::Stats st;
 	st.pool_id = 1;
 	for (std::size_t i = 0; i < ppkit::kCounterCount; i++)
@@ -310,9 +330,7 @@ TEST_CASE("metrics: a counter appears with its first event", "[ppctld][metrics]"
 	st.set(Counter::PagesAllocated, 8);
 	st.set(Counter::PagesFromAlloc, 8);
 	st.set(Counter::Inflight, 8);
-	store.on_stats(Source::Ppkit, {st}, std::chrono::steady_clock::now(), 1);
-	store.publish();
-	auto all = samples(exposition(*store.snapshot()));
+	auto all = samples(one.scrape(st));
 	CHECK(of_pool(all, "ppkit_pool_pages_allocated_total", 1)->value == 8);
 	CHECK(of_pool(all, "ppkit_pool_pages_from_alloc_total", 1)->value == 8);
 	CHECK_FALSE(of_pool(all, "ppkit_pool_pages_released_total", 1));
@@ -327,18 +345,13 @@ TEST_CASE("metrics: a counter appears with its first event", "[ppctld][metrics]"
 TEST_CASE("metrics: the stack's held pages and the oldest one's age, in seconds",
 	  "[ppctld][metrics]")
 {
-	Config c;
-	Store store(c, std::chrono::steady_clock::now(), 1);
-	store.on_backend_up(Source::Ppkit);
-	store.on_pools(Source::Ppkit, {pool(1, Source::Ppkit, "ppsim", 2, "sim0", 0)});
+	OnePool one(pool(1, Source::Ppkit, "ppsim", 2, "sim0", 0));
 	ppkit::Stats st;
 	st.pool_id = 1;
 	st.set(Counter::LentPages, 40);
 	st.set(Counter::LentHeld, 32);
 	st.set(Counter::LentOldestMs, 372500);
-	store.on_stats(Source::Ppkit, {st}, std::chrono::steady_clock::now(), 1);
-	store.publish();
-	std::string text = exposition(*store.snapshot());
+	std::string text = one.scrape(st);
 	auto all = samples(text);
 	const Line *held = of_pool(all, "ppkit_pool_lent_held_pages", 1);
 	REQUIRE(held);
@@ -353,9 +366,7 @@ TEST_CASE("metrics: the stack's held pages and the oldest one's age, in seconds"
 	// Nothing held: no age, and the count at 0.
 	st.set(Counter::LentHeld, 0);
 	st.set(Counter::LentOldestMs, 0);
-	store.on_stats(Source::Ppkit, {st}, std::chrono::steady_clock::now(), 2);
-	store.publish();
-	all = samples(exposition(*store.snapshot()));
+	all = samples(one.scrape(st));
 	REQUIRE(of_pool(all, "ppkit_pool_lent_held_pages", 1));
 	CHECK(of_pool(all, "ppkit_pool_lent_held_pages", 1)->value == 0);
 	CHECK_FALSE(of_pool(all, "ppkit_pool_lent_oldest_seconds", 1));
