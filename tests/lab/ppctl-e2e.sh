@@ -133,7 +133,10 @@ for p in d["pools"]:
     c, g, r = p["counters"], p["gauges"], p["rates"]
     assert list(c) == names or sorted(c) == sorted(names), sorted(c)
     assert all(isinstance(v, int) and v >= 0 for v in c.values()), c
-    assert sorted(g) == ["cache_pages", "inflight", "inflight_mem", "lent_pages", "ring_pages"], g
+    assert sorted(g) == ["cache_pages", "inflight", "inflight_mem", "lent_held", "lent_oldest_ms",
+                         "lent_pages", "ring_pages"], g
+    assert all(isinstance(v, int) and v >= 0 for v in g.values()), g
+    assert g["lent_held"] <= g["lent_pages"] and (g["lent_held"] or not g["lent_oldest_ms"]), g
     served = sum(c[k] for k in ("pages_from_cache", "pages_from_ring", "pages_from_stack", "pages_from_alloc"))
     assert p["derived"]["served"] == served > 0, p["derived"]
     assert 0 <= r["hit"] <= 1 and 0 <= r["recycle"] <= 1, r
