@@ -26,6 +26,7 @@ PKGS=(
 	libcli11-dev nlohmann-json3-dev libfmt-dev
 	catch2
 	libcivetweb-dev		# ppctld's metrics endpoint
+	civetweb		# its CMake package names /usr/bin/civetweb and fails without it
 	curl wrk		# ppctld lab test: scrapes and a bounded /metrics load
 	prometheus		# promtool for contrib/prometheus's rule tests; the lab's Prometheus
 	# XDP programs (clang -target bpf, bpftool skeletons) and libbpf for ppctl xdp
