@@ -36,6 +36,11 @@ for i in "${!BINS[@]}"; do
 	[ "$n" = "$POOLS" ] || die "$b --json stats: $n pools, not $POOLS"
 done
 install -m 755 /bin/true /tmp/ppctl-cost-true || die "cannot copy /bin/true to /tmp"
+FLOOR=${FLOOR:-}
+if [ -n "$FLOOR" ]; then
+	install -m 755 "$FLOOR" /tmp/ppctl-cost-floor || die "cannot copy $FLOOR to /tmp"
+	/tmp/ppctl-cost-floor stats || die "$FLOOR stats failed"
+fi
 
 # ms CMD...: the run time of CMD in ms, stdout to /dev/null
 ms() {
@@ -53,6 +58,10 @@ for r in $(seq "$ROUNDS"); do
 		echo "ppctl-cost: round=$r bin=$i cmd=json_stats ms=$(ms "$b" --json stats)"
 		echo "ppctl-cost: round=$r bin=$i cmd=stats ms=$(ms "$b" stats)"
 	done
+	if [ -n "$FLOOR" ]; then
+		echo "ppctl-cost: round=$r bin=0 cmd=floor_list ms=$(ms /tmp/ppctl-cost-floor list)"
+		echo "ppctl-cost: round=$r bin=0 cmd=floor_stats ms=$(ms /tmp/ppctl-cost-floor stats)"
+	fi
 done
 { rmmod pp_poolgen && rmmod pp_backport; } || die "unload failed"
 echo "ppctl-cost: done"

@@ -16,7 +16,10 @@
 #
 # Prints the median of each command in ms, the ratios of the goals
 # (--help / /bin/true <= 1.3, --json stats / --help <= 1.5, --json list /
-# --help <= 1.5) and, with others, this ppctl / each other per command;
+# --help <= 1.5), the same ratios for the floor under the JSON commands
+# (scripts/bench/nl-floor.c: the kernel's dumps alone, read and thrown away,
+# in a static binary that does nothing else) and, with others, this ppctl /
+# each other per command;
 # writes build/bench/ppctl-cost.json.  TCG: compare ratios, not times.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,9 +68,13 @@ for v in POOLS ROUNDS; do
 		exit 1
 	fi
 done
-CMD=(scripts/lab/run "${LAB_OPTS[@]}" --mem 1536 -- env POOLS="${POOLS:-1000}" ROUNDS="${ROUNDS:-9}"
-     PPCTLS="${PATHS[*]}" scripts/bench/ppctl-cost.guest.sh)
 mkdir -p "$OUT"
+if ! gcc -O2 -Wall -Wextra -Werror -static -o "$OUT/nl-floor" scripts/bench/nl-floor.c; then
+	echo "ppctl-cost: cannot build scripts/bench/nl-floor.c (gcc, libc6-dev: scripts/deps.sh)" >&2
+	exit 1
+fi
+CMD=(scripts/lab/run "${LAB_OPTS[@]}" --mem 1536 -- env POOLS="${POOLS:-1000}" ROUNDS="${ROUNDS:-9}"
+     PPCTLS="${PATHS[*]}" FLOOR=build/bench/nl-floor scripts/bench/ppctl-cost.guest.sh)
 rm -f "$JSON"
 echo "ppctl-cost: host load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'ppctl-cost: command:'
@@ -121,5 +128,18 @@ for b in bins[1:]:
         x / y for x, y in zip(runs[(0, c)], runs[(b, c)])) for c in cmds[1:]}
     print(f"  ppctl / {names[b]}, median of per-round ratios: " +
           ", ".join(f"{c} {v:.2f}" for c, v in doc["over_ppctl"][names[b]].items()))
+# The floor: the kernel's dumps in a program that does nothing else.  If
+# floor_stats / help is over the goal, no user space can meet it.
+fl = {c: runs[(0, c)] for c in ("floor_list", "floor_stats")}
+doc["floor_ms"] = {c: statistics.median(v) for c, v in fl.items()}
+doc["floor_ratios"] = {
+    f"{c}/help": statistics.median(x / y for x, y in zip(fl[c], runs[(0, "help")]))
+    for c in fl}
+doc["floor_ratios"].update({
+    f"{c}/true": statistics.median(x / y for x, y in zip(fl[c], runs[(0, "true")]))
+    for c in fl})
+print(f"  floor (nl-floor: the dumps alone): list {doc['floor_ms']['floor_list']:.1f}, "
+      f"stats {doc['floor_ms']['floor_stats']:.1f}; " +
+      ", ".join(f"{k} {v:.2f}" for k, v in doc["floor_ratios"].items()))
 json.dump(doc, open(sys.argv[2], "w"), indent=1)
 PY
