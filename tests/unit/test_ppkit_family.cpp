@@ -2,8 +2,11 @@
 // The ppkit family's messages: requests as bytes, replies from bytes.
 #include <catch2/catch.hpp>
 
+#include <cerrno>
+
 #include <linux/ppkit.h>
 
+#include "backend.h"
 #include "fixtures.h"
 #include "ppkit/error.h"
 #include "ppkit_family.h"
@@ -344,4 +347,15 @@ TEST_CASE("notification commands", "[ppkit][wire]")
 	Pool p = wire::ppkit_parse_pool(m.get());
 	CHECK(p.id == 77);
 	CHECK(p.detached());
+}
+
+TEST_CASE("a module older than a request's flag: the kernel's words for it", "[ppkit][wire]")
+{
+	// What a pp_backport without lent-ages answers a stats-get that sets it
+	// (lib/nlattr.c); libppkit then asks again without the flag.
+	CHECK(detail::unknown_attribute(-EINVAL, "Unknown attribute type"));
+	CHECK(detail::unknown_attribute(EINVAL, "Unknown attribute type"));
+	CHECK_FALSE(detail::unknown_attribute(-EINVAL, "no pool id: give the pool's id (see ppctl list)"));
+	CHECK_FALSE(detail::unknown_attribute(-ENOENT, "Unknown attribute type"));
+	CHECK_FALSE(detail::unknown_attribute(-EINVAL, ""));
 }

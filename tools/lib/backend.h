@@ -5,12 +5,18 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "ppkit/holders.h"
 #include "ppkit/types.h"
 
 namespace ppkit::detail {
+
+// Whether a kernel's reply of -@err with @extack says that it does not
+// know an attribute of the request (strict validation): a pp_backport
+// older than the request's flags.
+bool unknown_attribute(int err, std::string_view extack);
 
 class Backend {
 public:

@@ -2,6 +2,7 @@
 #include "ppkit/client.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <ctime>
 #include <unordered_map>
 #include <unordered_set>
@@ -76,6 +77,7 @@ public:
 	Source source() const override { return Source::Ppkit; }
 	std::size_t last_count_ = 0;
 	bool ages_ = true;
+	bool no_ages_ = false;	// the module does not know the flag
 	std::size_t last_pools_ = 0;
 
 	std::vector<Pool> pools() override
@@ -107,10 +109,16 @@ public:
 		// The one dump ppctld makes every second: parsed in place.
 		std::vector<Stats> out;
 		out.reserve(last_count_);
-		nl::Reply r = sock_.dump(wire::ppkit_stats_get(family_, std::nullopt, ifindex, ages_),
-					 [&](const nlmsghdr *h) {
-						 wire::ppkit_parse_stats(h, out.emplace_back());
-					 });
+		nl::Reply r;
+		for (;;) {
+			r = sock_.dump(wire::ppkit_stats_get(family_, std::nullopt, ifindex, ages_),
+				       [&](const nlmsghdr *h) {
+					       wire::ppkit_parse_stats(h, out.emplace_back());
+				       });
+			if (!r.err || !without_ages(r.err, r.extack))
+				break;
+			out.clear();
+		}
 		if (r.err)
 			throw kernel_error(r.err, std::move(r.extack), {Source::Ppkit, "stats-get", {}});
 		last_count_ = out.size();
@@ -120,14 +128,18 @@ public:
 	std::optional<Stats> stats(std::uint32_t id) override
 	{
 		ErrorContext ctx{Source::Ppkit, "stats-get", id};
-		return only(collect<Stats>(sock_, wire::ppkit_stats_get(family_, id, std::nullopt, ages_),
-					   [](nl_msg *m) { return wire::ppkit_parse_stats(m); }, ctx),
-			    ctx);
+		try {
+			return stats_of(id, ctx);
+		} catch (const Error &e) {
+			if (!without_ages(-e.sys_errno(), e.extack()))
+				throw;
+		}
+		return stats_of(id, ctx);
 	}
 
 	bool has_stats() override { return true; }
 
-	void set_lent_ages(bool on) override { ages_ = on; }
+	void set_lent_ages(bool on) override { ages_ = on && !no_ages_; }
 
 	void set(std::uint32_t id, const PoolSettings &s) override
 	{
@@ -147,6 +159,25 @@ public:
 	}
 
 private:
+	Stats stats_of(std::uint32_t id, const ErrorContext &ctx)
+	{
+		return only(collect<Stats>(sock_, wire::ppkit_stats_get(family_, id, std::nullopt, ages_),
+					   [](nl_msg *m) { return wire::ppkit_parse_stats(m); }, ctx),
+			    ctx);
+	}
+
+	// A pp_backport older than the lent-ages flag rejects it as an unknown
+	// attribute: true when that was the error, and the flag is dropped for
+	// good, so that the request can be made again without it.
+	bool without_ages(int err, std::string_view extack)
+	{
+		if (!ages_ || !unknown_attribute(err, extack))
+			return false;
+		ages_ = false;
+		no_ages_ = true;
+		return true;
+	}
+
 	nl::Socket sock_;
 	int family_ = 0;
 };
@@ -252,6 +283,13 @@ std::unique_ptr<Backend> make_backend(Source source)
 	if (source == Source::Ppkit)
 		return std::make_unique<PpkitBackend>();
 	return std::make_unique<NetdevBackend>();
+}
+
+bool unknown_attribute(int err, std::string_view extack)
+{
+	// lib/nlattr.c's words for an attribute type above the policy's maximum.
+	return (err == -EINVAL || err == EINVAL) &&
+	       extack.find("Unknown attribute type") != std::string_view::npos;
 }
 
 void resolve_ifnames(std::vector<Pool> &pools)
