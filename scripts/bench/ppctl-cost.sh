@@ -98,15 +98,17 @@ for line in open(sys.argv[1], errors="replace"):
 bins = sorted({b for b, _ in runs})
 cmds = ["true", "help", "json_list", "json_stats", "stats"]
 med = {(b, c): statistics.median(runs[(b, c)]) for b in bins for c in cmds}
+# per-round ratios, then their median: the rounds are interleaved
+def per_round(xs, ys):
+    return statistics.median(x / y for x, y in zip(xs, ys))
 doc = {"rounds": len(runs[(0, "true")]), "median_ms": {}, "runs_ms": {}, "ratios": {}}
 names = sys.argv[3:]
 for b in bins:
     n = names[b]
     doc["median_ms"][n] = {c: med[(b, c)] for c in cmds}
     doc["runs_ms"][n] = {c: runs[(b, c)] for c in cmds}
-    # per-round ratios, then their median: the rounds are interleaved
     def ratio(a, c):
-        return statistics.median(x / y for x, y in zip(runs[(b, a)], runs[(b, c)]))
+        return per_round(runs[(b, a)], runs[(b, c)])
     doc["ratios"][n] = {"help/true": ratio("help", "true"),
                         "json_stats/help": ratio("json_stats", "help"),
                         "json_list/help": ratio("json_list", "help"),
@@ -124,20 +126,15 @@ for b in bins:
         for k, v in r.items()))
 doc["over_ppctl"] = {}
 for b in bins[1:]:
-    doc["over_ppctl"][names[b]] = {c: statistics.median(
-        x / y for x, y in zip(runs[(0, c)], runs[(b, c)])) for c in cmds[1:]}
+    doc["over_ppctl"][names[b]] = {c: per_round(runs[(0, c)], runs[(b, c)]) for c in cmds[1:]}
     print(f"  ppctl / {names[b]}, median of per-round ratios: " +
           ", ".join(f"{c} {v:.2f}" for c, v in doc["over_ppctl"][names[b]].items()))
 # The floor: the kernel's dumps in a program that does nothing else.  If
 # floor_stats / help is over the goal, no user space can meet it.
 fl = {c: runs[(0, c)] for c in ("floor_list", "floor_stats")}
 doc["floor_ms"] = {c: statistics.median(v) for c, v in fl.items()}
-doc["floor_ratios"] = {
-    f"{c}/help": statistics.median(x / y for x, y in zip(fl[c], runs[(0, "help")]))
-    for c in fl}
-doc["floor_ratios"].update({
-    f"{c}/true": statistics.median(x / y for x, y in zip(fl[c], runs[(0, "true")]))
-    for c in fl})
+doc["floor_ratios"] = {f"{c}/{d}": per_round(fl[c], runs[(0, d)])
+                       for d in ("help", "true") for c in fl}
 print(f"  floor (nl-floor: the dumps alone): list {doc['floor_ms']['floor_list']:.1f}, "
       f"stats {doc['floor_ms']['floor_stats']:.1f}; " +
       ", ".join(f"{k} {v:.2f}" for k, v in doc["floor_ratios"].items()))

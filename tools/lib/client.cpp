@@ -109,18 +109,15 @@ public:
 		// The one dump ppctld makes every second: parsed in place.
 		std::vector<Stats> out;
 		out.reserve(last_count_);
-		nl::Reply r;
-		for (;;) {
-			r = sock_.dump(wire::ppkit_stats_get(family_, std::nullopt, ifindex, ages_),
-				       [&](const nlmsghdr *h) {
-					       wire::ppkit_parse_stats(h, out.emplace_back());
-				       });
-			if (!r.err || !without_ages(r.err, r.extack))
-				break;
+		asking_ages([&] {
 			out.clear();
-		}
-		if (r.err)
-			throw kernel_error(r.err, std::move(r.extack), {Source::Ppkit, "stats-get", {}});
+			nl::Reply r = sock_.dump(
+				wire::ppkit_stats_get(family_, std::nullopt, ifindex, ages_),
+				[&](const nlmsghdr *h) { wire::ppkit_parse_stats(h, out.emplace_back()); });
+			if (r.err)
+				throw kernel_error(r.err, std::move(r.extack),
+						   {Source::Ppkit, "stats-get", {}});
+		});
 		last_count_ = out.size();
 		return out;
 	}
@@ -128,13 +125,13 @@ public:
 	std::optional<Stats> stats(std::uint32_t id) override
 	{
 		ErrorContext ctx{Source::Ppkit, "stats-get", id};
-		try {
-			return stats_of(id, ctx);
-		} catch (const Error &e) {
-			if (!without_ages(-e.sys_errno(), e.extack()))
-				throw;
-		}
-		return stats_of(id, ctx);
+		return asking_ages([&] {
+			return only(collect<Stats>(sock_,
+						   wire::ppkit_stats_get(family_, id, std::nullopt, ages_),
+						   [](nl_msg *m) { return wire::ppkit_parse_stats(m); },
+						   ctx),
+				    ctx);
+		});
 	}
 
 	bool has_stats() override { return true; }
@@ -159,23 +156,21 @@ public:
 	}
 
 private:
-	Stats stats_of(std::uint32_t id, const ErrorContext &ctx)
+	// @ask(), and once more without the lent-ages flag if the module
+	// refused it as an unknown attribute (a pp_backport older than the
+	// flag), which is then never set again.
+	template <typename F>
+	auto asking_ages(F ask) -> decltype(ask())
 	{
-		return only(collect<Stats>(sock_, wire::ppkit_stats_get(family_, id, std::nullopt, ages_),
-					   [](nl_msg *m) { return wire::ppkit_parse_stats(m); }, ctx),
-			    ctx);
-	}
-
-	// A pp_backport older than the lent-ages flag rejects it as an unknown
-	// attribute: true when that was the error, and the flag is dropped for
-	// good, so that the request can be made again without it.
-	bool without_ages(int err, std::string_view extack)
-	{
-		if (!ages_ || !unknown_attribute(err, extack))
-			return false;
+		try {
+			return ask();
+		} catch (const Error &e) {
+			if (!ages_ || !unknown_attribute(-e.sys_errno(), e.extack()))
+				throw;
+		}
 		ages_ = false;
 		no_ages_ = true;
-		return true;
+		return ask();
 	}
 
 	nl::Socket sock_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,8 +53,7 @@ void sort_rows_by(std::vector<T> &rows, SortKey k, F fields)
 	for (const T &r : rows)
 		keys.push_back(fields(r));
 	std::vector<std::size_t> order(rows.size());
-	for (std::size_t i = 0; i < order.size(); i++)
-		order[i] = i;
+	std::iota(order.begin(), order.end(), std::size_t{0});
 	auto before = [&](std::size_t a, std::size_t b) { return sorts_before(keys[a], keys[b], k); };
 	if (std::is_sorted(order.begin(), order.end(), before))
 		return;
