@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Summarise build/regress/*.json: every A/B ratio with its interval and
 verdict against the seed, the windows measured again, and the mechanism
-checks (Documentation/regress.rst)."""
+checks (Documentation/regress.rst).  Exits 1 if a mechanism check failed
+or a ratio is opposite to its seed (not an expected deviation)."""
 import glob
 import json
 import os
@@ -11,15 +12,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rlib  # noqa: E402
 
 
-def ratio_of(doc, r):
+def ratio_of(doc, label, r):
     """The ratio's figures: rlib's own (per_run, interval, verdict), or,
     for a document without them (stmmac_orangepi.py), computed the same way
-    from the per-run samples of its variants, paired by run."""
-    if "verdict" in r and "per_run" in r:
-        return r
-    samples = {row["variant"]: row["samples"] for row in doc["rows"] if "samples" in row}
-    per_run = rlib.run_ratios(samples.get(r["a"]) or [], samples.get(r["b"]) or [])
-    return dict(r, **rlib.ratio_summary(per_run, r.get("seed")))
+    from the per-run samples of its variants, paired by run; judged here
+    again (rlib.judge(): an "opposite" verdict fails unless expected)."""
+    if not ("verdict" in r and "per_run" in r):
+        samples = {row["variant"]: row["samples"] for row in doc["rows"] if "samples" in row}
+        per_run = rlib.run_ratios(samples.get(r["a"]) or [], samples.get(r["b"]) or [])
+        r = dict(r, **rlib.ratio_summary(per_run, r.get("seed")))
+    j, why = rlib.judge(doc["name"], label, r["verdict"], doc.get("mode", "lab"))
+    return dict(r, judgement=j, expected_deviation=why)
 
 
 def main(out):
@@ -33,16 +36,21 @@ def main(out):
     print("| scenario | ratio (median of per-run ratios) | here | interval | level | runs "
           "| seed | verdict | seed source |")
     print("|---|---|---|---|---|---|---|---|---|")
+    reversed_ = []
     for doc in docs:
         for label, r in doc["ratios"].items():
-            r = ratio_of(doc, r)
+            r = ratio_of(doc, label, r)
+            if r["judgement"] == "FAIL":
+                reversed_.append(f"{doc['name']}: {label}")
             print(f"| {doc['name']} | {label} | {rlib.fmt_ratio(r['ratio'])} | "
                   f"{rlib.fmt_interval(r)} | {rlib.fmt_level(r)} | {len(r['per_run'])} | "
-                  f"{rlib.fmt_ratio(r.get('seed'))} | {r['verdict']} | "
+                  f"{rlib.fmt_ratio(r.get('seed'))} | {rlib.fmt_verdict(r)} | "
                   f"{r.get('seed_source', '')} |")
     print("\nThe interval: order statistics of the per-run ratios, a distribution-free "
           "interval for their median at the level given (95% from 6 runs; fewer runs "
-          "give [min, max] at a lower level).  Verdict by the interval against 1.0.")
+          "give [min, max] at a lower level).  Verdict by the interval against 1.0; "
+          "\"opposite\" to the seed fails, unless the ratio is one of the expected "
+          "deviations (scripts/regress/rlib.py EXPECTED_OPPOSITE).")
 
     print("\n| scenario | mechanism check | variant | per packet | expected | result |")
     print("|---|---|---|---|---|---|")
@@ -77,7 +85,9 @@ def main(out):
               if c["result"] == "FAIL"]
     if failed:
         print(f"\nmechanism checks failed: {'; '.join(failed)}")
-    return 1 if failed else 0
+    if reversed_:
+        print(f"\nratios opposite to their seed: {'; '.join(reversed_)}")
+    return 1 if failed or reversed_ else 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/regress/rlib.py's logic on the host, without a guest: the
 windows that cannot be used and their re-measurement, the interval of a
-ratio and its verdict, the mechanism checks, and summary.py's table.
+ratio and its verdict (a reversed seed fails, unless it is a named expected
+deviation), the mechanism checks, and summary.py's table.
 
     tests/tier/regress-rlib.py      (make check; TAP-like lines, exit 1 on a failure)
 
@@ -264,6 +265,73 @@ def summary_gives_interval_and_verdict_for_every_ratio():
         r = subprocess.run([sys.executable, os.path.join(DIR, "summary.py"), tmp],
                            capture_output=True, text=True)
         assert r.returncode == 1 and "ppkit recycles" in r.stdout, (r.returncode, r.stdout)
+
+
+@case
+def a_reversed_seed_fails_unless_it_is_a_named_expected_deviation():
+    """judge(): "opposite" to the seed is a FAIL, except a ratio of
+    EXPECTED_OPPOSITE in the lab (never on a board); other verdicts pass"""
+    assert rlib.judge("drop", "ppkit/none", "opposite") == ("FAIL", "opposite to the seed")
+    assert rlib.judge("drop", "ppkit/none", "same") == ("pass", "")
+    assert rlib.judge("drop", "ppkit/none", "not distinguishable from 1.0")[0] == "pass"
+    assert rlib.EXPECTED_OPPOSITE, "the list of expected deviations is empty"
+    (name, label), why = next(iter(rlib.EXPECTED_OPPOSITE.items()))
+    assert why and rlib.judge(name, label, "opposite") == ("expected", why)
+    assert rlib.judge(name, label, "opposite", "board")[0] == "FAIL"
+
+
+@case
+def a_script_whose_ratio_is_opposite_to_the_seed_fails_after_the_json():
+    """Bench.report(): A slower than B in every run against a seed of 1.4
+    (A faster) is "opposite": the JSON says FAIL, then the script exits
+    non-zero naming the ratio"""
+    with tempfile.TemporaryDirectory() as tmp:
+        b = bench(tmp, runs=3)
+        run_without_sleeps(b, lambda v: {"value": 1.0 if v == "a" else 2.0})
+        try:
+            quiet(b.report)
+        except SystemExit as e:
+            assert e.code and "a/b: opposite to the seed" in str(e.code), e.code
+        else:
+            raise AssertionError("report() passed a ratio opposite to its seed")
+        with open(os.path.join(tmp, "unit.json")) as f:
+            r = json.load(f)["ratios"]["a/b"]
+        assert r["verdict"] == "opposite" and r["judgement"] == "FAIL", r
+
+
+@case
+def summary_fails_on_a_reversed_seed_and_names_an_expected_one():
+    """summary.py on synthetic results: a ratio wholly below 1.0 against a
+    seed above it fails the summary (exit 1, the ratio named); the same
+    verdict for a ratio of EXPECTED_OPPOSITE passes, printed as expected"""
+    (name, label), why = next(iter(rlib.EXPECTED_OPPOSITE.items()))
+
+    def doc(name, label):
+        return {"name": name, "mode": "lab",
+                "rows": [{"variant": "a", "metric": "pps", "median": 1.0, "runs": 6,
+                          "samples": [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]},
+                         {"variant": "b", "metric": "pps", "median": 1.2, "runs": 6,
+                          "samples": [1.2] * 6}],
+                "ratios": {label: {"a": "a", "b": "b", "seed": 1.4, "seed_source": "seed"}}}
+
+    def summary(tmp):
+        r = subprocess.run([sys.executable, os.path.join(DIR, "summary.py"), tmp],
+                           capture_output=True, text=True)
+        return r.returncode, r.stdout + r.stderr
+
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "drop.json"), "w") as f:
+            json.dump(doc("drop", "ppkit/none"), f)
+        rc, out = summary(tmp)
+        line = [x for x in out.splitlines() if "| ppkit/none |" in x]
+        assert rc == 1 and line and "opposite" in line[0] and "FAIL" in line[0], (rc, out)
+        assert "drop: ppkit/none" in out.splitlines()[-1], out
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, f"{name}.json"), "w") as f:
+            json.dump(doc(name, label), f)
+        rc, out = summary(tmp)
+        line = [x for x in out.splitlines() if f"| {label} |" in x]
+        assert rc == 0 and line and "expected" in line[0] and why in line[0], (rc, out)
 
 
 def main():
