@@ -1,40 +1,84 @@
 # shellcheck shell=bash
-# Sourced by the guest-side lab tests: counted checks.
+# Sourced by the guest-side lab tests: counted checks, reported in the
+# kselftest manner (TAP; tests/tier/tap.py reads it).
 #   ok WHAT / bad WHAT       count a pass or a failure: "ok N - WHAT" /
-#                            "not ok N - WHAT" (TAP-like; tests/tier/tap.py)
+#                            "not ok N - WHAT"
 #   skip WHAT REASON         a check that cannot run here: "ok N - WHAT # SKIP
 #                            REASON" (never a pass; the summary table lists it)
 #   check WHAT COMMAND...    ok if COMMAND succeeds, else bad
-#   wait_for SEC COMMAND...  until COMMAND succeeds, at most SEC seconds
+#   finish NAME              the end: the plan "1..N" (N: the checks made),
+#                            "NAME: N passed, N failed, N skipped", and
+#                            kselftest's exit status: 0 all passed (skips
+#                            beside passes have rows of their own), 1 a check
+#                            failed or none was made, 4 (KSFT_SKIP) only
+#                            skips; the test ends with: finish NAME; exit
+#   wait_for SEC COMMAND...  until COMMAND succeeds, at most SEC seconds (a
+#                            fraction too: 0.5) by the clock (EPOCHREALTIME),
+#                            not by whole seconds of SECONDS
 #   udp_sink [PORT]          a reading UDP socket in the background ($sink)
 #   sim_sink_dev ADDR [ARGS] a ppsim device (ppctl sim add ARGS) that is up, has
 #                            ADDR/24 and a udp_sink on 7777 ($dev, $sink)
 #   stable SEC COMMAND...    until COMMAND's output stays the same for 1 s,
 #                            at most SEC seconds
-# The test ends with: echo "NAME: $pass passed, $failn failed"
+# A test that does not call finish yet ends with: echo "NAME: $pass passed,
+# $failn failed" and its own exit status.
 pass=0 failn=0 skipn=0 tapn=0
 
 ok() { tapn=$((tapn + 1)); echo "ok $tapn - $*"; pass=$((pass + 1)); }
 bad() { tapn=$((tapn + 1)); echo "not ok $tapn - $*"; failn=$((failn + 1)); }
-skip() { tapn=$((tapn + 1)); echo "ok $tapn - $1 # SKIP $2"; skipn=$((skipn + 1)); }
+skip() { tapn=$((tapn + 1)); echo "ok $tapn - $1 # SKIP ${2:-no reason given}"; skipn=$((skipn + 1)); }
 check() {
 	local what=$1
 	shift
 	if "$@"; then ok "$what"; else bad "$what"; fi
 }
+finish() {
+	echo "1..$tapn"
+	echo "${1:-checks}: $pass passed, $failn failed, $skipn skipped"
+	if [ $failn -gt 0 ]; then
+		return 1
+	elif [ $tapn -eq 0 ]; then
+		echo "# ${1:-checks}: no check was made, so nothing passed"
+		return 1
+	elif [ $pass -eq 0 ]; then
+		return 4
+	fi
+	return 0
+}
+
+# _checks_now: the realtime clock in microseconds, in $_checks_t;
+# _checks_in SEC: SEC (a fraction allowed) from now, the same way
+_checks_now() {
+	if [ -n "${EPOCHREALTIME:-}" ]; then
+		_checks_t=${EPOCHREALTIME//[.,]/}
+	else
+		_checks_t=$(($(date +%s%N) / 1000))
+	fi
+}
+_checks_in() {
+	local whole=${1%%.*} frac=000000
+	[[ "$1" = *.* ]] && frac=${1#*.}000000
+	_checks_now
+	_checks_t=$((_checks_t + ${whole:-0} * 1000000 + 10#${frac:0:6}))
+}
 wait_for() {
-	local end=$((SECONDS + $1))
+	local end
+	_checks_in "$1"
+	end=$_checks_t
 	shift
 	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
+		_checks_now
+		[ "$_checks_t" -ge "$end" ] && return 1
 		sleep 0.25
 	done
 }
 stable() {
-	local end=$((SECONDS + $1)) last now
+	local end last now
+	_checks_in "$1"
+	end=$_checks_t
 	shift
 	last=$("$@")
-	while [ $SECONDS -lt $end ]; do
+	while _checks_now && [ "$_checks_t" -lt "$end" ]; do
 		sleep 1
 		now=$("$@")
 		[ "$now" = "$last" ] && return 0
