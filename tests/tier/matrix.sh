@@ -61,8 +61,8 @@ for line in "${lines[@]}"; do
 			tests/tier/step.sh "board-$b" "debian $line" 900 \
 				make --no-print-directory test-boards BOARDS="$b" "${kver[@]}" ;;
 		*)
-			printf 'board-%s\tdebian %s\tSKIP\t-\t-\t%s\n' "$b" "$line" \
-				"$line is not in BOARD_LINES (tests/tier/matrix.sh)" \
+			printf 'board-%s\tdebian %s\tnot run\t-\t-\t%s\n' "$b" "$line" \
+				"$line is not in BOARD_LINES (tests/tier/matrix.sh): BOARD_LINES=\"... $line\" runs it" \
 				>> "$PPKIT_RESULTS" ;;
 		esac
 	done

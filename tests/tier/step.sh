@@ -5,10 +5,14 @@
 #   tests/tier/step.sh [--rows] NAME LANE TIMEOUT COMMAND...
 #
 # PPKIT_RESULTS: the results file (tests/tier/summary.py reads it); the log
-# is logs/NAME.log next to it.  The row: pass (exit 0), SKIP (exit 77, the
-# reason from the last "SKIP: ..." line), FAIL (any other exit status; 124:
-# the time limit).  Each skipped case of the output ("ok N - WHAT # SKIP
-# REASON", tests/tier/tap.py) adds a SKIP row "NAME: WHAT" of its own.
+# is logs/NAME.log next to it.  The row: pass (exit 0), SKIP (exit 77, or 4
+# as kselftest's KSFT_SKIP: the reason from the last line "SKIP: REASON" or
+# skipped case; a skip that gives no reason is a FAIL), FAIL (any other exit
+# status; 124: the time limit).  Each skipped case of the output ("ok N -
+# WHAT # SKIP REASON", tests/tier/tap.py), and each plain line "SKIP: WHAT:
+# REASON" of a step that exits 0, adds a SKIP row "NAME: WHAT" of its own: a
+# step that passes while it skipped a part is never a silent pass, and make
+# test fails on a SKIP row that tests/tier/skip-allowlist does not list.
 # --rows: COMMAND writes its own rows (tests/lab/run-all.sh); the step adds
 # one only if COMMAND timed out or failed without writing any.
 # Exits with COMMAND's exit status (0 for a skip).
@@ -24,29 +28,36 @@ mkdir -p "$logs"
 log=$logs/$name.log
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$lane" "$2" "$3" "$limit" "${4:-}" >> "$PPKIT_RESULTS"; }
 
-before=$(wc -l < "$PPKIT_RESULTS" 2>/dev/null || echo 0)
+before=$(wc -l 2>/dev/null < "$PPKIT_RESULTS" || echo 0)
 echo "=== $name ($lane, at most $limit s)"
 t0=$SECONDS
-timeout --foreground -k 30 "$limit" "$@" > >(tee "$log" | sed -u 's/^/    /') 2>&1
-rc=$?
-wait
+# a pipeline, not a process substitution: once it ends the log is whole
+# (tap.py read a log still being written now and then, and lost a skip)
+timeout --foreground -k 30 "$limit" "$@" 2>&1 | tee "$log" | sed -u 's/^/    /'
+rc=${PIPESTATUS[0]}
 secs=$((SECONDS - t0))
-after=$(wc -l < "$PPKIT_RESULTS" 2>/dev/null || echo 0)
+after=$(wc -l 2>/dev/null < "$PPKIT_RESULTS" || echo 0)
 
 note=
 case $rc in
 0) result=pass ;;
-77) result=SKIP; note=$(python3 tests/tier/tap.py --skips < "$log" | tail -n 1 | cut -f2) ;;
+77 | 4)
+	result=SKIP
+	# the reason: the last plain "SKIP: ..." line, else the last skipped case
+	note=$(sed -n 's/^SKIP: //p' "$log" | tail -n 1)
+	[ -n "$note" ] || note=$(python3 tests/tier/tap.py --skips < "$log" | tail -n 1 | cut -f2)
+	[ -n "$note" ] || { result=FAIL note="exit $rc (a skip) without a reason: a SKIP must say why; log $log"; }
+	;;
 124 | 137) result=FAIL; note="timed out after $limit s" ;;
 *) result=FAIL; note="exit $rc; log $log" ;;
 esac
 echo "=== $name: $result ($secs s)${note:+: $note}"
 if [ $ROWS = 0 ]; then
 	row "$name" "$result" "$secs" "$note"
-	[ $rc = 77 ] || python3 tests/tier/tap.py --skips < "$log" |
+	[ $rc = 77 ] || [ $rc = 4 ] || python3 tests/tier/tap.py --skips < "$log" |
 		while IFS=$'\t' read -r what why; do row "$name: $what" SKIP - "$why"; done
 elif [ $rc != 0 ] && { [ "$result" = FAIL ] && [ "$after" = "$before" ] || [ $rc = 124 ] || [ $rc = 137 ]; }; then
 	row "$name" "$result" "$secs" "$note"
 fi
-[ $rc = 77 ] && exit 0
+[ "$result" = SKIP ] && exit 0
 exit $rc
