@@ -68,6 +68,9 @@ fi
 # prepared cross trees (scripts/drivers/prepare.sh; cached, idempotent).
 prepare_drivers() {
 	"$(dirname "$0")/drivers/prepare.sh"
+	# the source of every point release a driver series claims (tested_LINE=
+	# in drivers/*/driver.conf): make test applies each series to each
+	"$(dirname "$0")/drivers/prepare.sh" --sources
 	# ppctl's libraries for the ARM targets (make tools ARCH=arm|arm64)
 	"$(dirname "$0")/tools/sysroot.sh" arm >/dev/null
 	"$(dirname "$0")/tools/sysroot.sh" arm64 >/dev/null

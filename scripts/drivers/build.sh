@@ -156,22 +156,6 @@ kmake() { # dir log args...
 		{ tail -30 "$log" >&2; die "build failed: see $log"; }
 }
 
-# vle A B: version A <= version B
-vle() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]; }
-# vmatch VERSION WHEN...: VERSION is one of WHEN (6.1.192, >=6.1.192, <6.1.192)
-vmatch() {
-	local v=$1 w
-	shift
-	for w in "$@"; do
-		case $w in
-		'>='*) vle "${w#>=}" "$v" && return 0 ;;
-		'<'*) vle "${w#<}" "$v" || return 0 ;;
-		*) [ "$w" = "$v" ] && return 0 ;;
-		esac
-	done
-	return 1
-}
-
 # The stable line of the source: its series is drivers/DRIVER/LINE/.
 srcline=${srcver%.*}
 # tested_of DRIVER: the releases of $srcline driver.conf lists as tested
@@ -242,28 +226,8 @@ for drv in "${drivers[@]}"; do
 	mkdir -p "$tree/$(dirname "$path")"
 	cp -r "$srcdir/$path" "$tree/$path"
 	if [ $unpatched = 0 ]; then
-		# series: one patch per line, then optionally "fix" (a bug fix
-		# rather than a feature) and the only kernel versions it is for:
-		# 6.1.176 (exactly), <6.1.192 (a fix that 6.1.192 on carry) or
-		# >=6.1.192 (a bug that came with 6.1.192).
-		while read -r p only; do
-			case "$p" in '' | '#'*) continue ;; esac
-			isfix=0
-			if [ "${only%% *}" = fix ]; then
-				isfix=1
-				only=${only#fix}
-				only=${only# }
-			fi
-			[ $fixes_only = 1 ] && [ $isfix = 0 ] && continue
-			# shellcheck disable=SC2086 # one word per version
-			if [ -n "$only" ] && ! vmatch "$srcver" $only; then
-				continue
-			fi
-			patch -d "$tree" -p1 --fuzz=0 --no-backup-if-mismatch -s \
-				<"$PPKIT_ROOT/drivers/$drv/$srcline/patches/$p" >"$logs/$drv-patch.log" 2>&1 ||
-				{ cat "$logs/$drv-patch.log" >&2
-				  die "$drv: patch $p no longer applies to $srcver with no fuzz (tested: $tested; the rejects are above, the log in $logs/$drv-patch.log)"; }
-		done <"$series"
+		drv_apply_series "$series" "$srcver" "$fixes_only" "$tree" "$logs/$drv-patch.log" ||
+			die "$drv: patch $DRV_FAILED no longer applies to $srcver with no fuzz (tested: $tested; the rejects are above, the log in $logs/$drv-patch.log)"
 	fi
 	dir=$tree/$path
 	cp "$PPKIT_ROOT/drivers/Kbuild.glue" "$dir/Kbuild"

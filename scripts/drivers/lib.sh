@@ -103,9 +103,48 @@ drv_line_field() { # field
 	awk -v l="$(drv_line)" -v f="$1" '$1 == l { print $f }' "$PPKIT_ROOT/scripts/lab/kernels"
 }
 
-# Kernel release of a target: the x86 lab kernel, or the release Debian's
-# flavour metapackage points at in the archive; on another line, its
-# kernel (x86: the lab's; arm64, armhf: that line's arm64 or armmp kernel).
+# The point releases of LINE (default: drv_line) that every driver built for
+# TARGET lists as tested (tested_LINE= in drivers/*/driver.conf), sorted.
+drv_tested() { # target [line]
+	local line=${2:-$(drv_line)} c v have=''
+	local var=tested_${line//./_}
+	for c in "$PPKIT_ROOT"/drivers/*/driver.conf; do
+		grep -q "^config_$(drv_conf "$1")=" "$c" || continue
+		[ -f "$(dirname "$c")/$line/series" ] || continue
+		# shellcheck disable=SC1090
+		v=$(. "$c"; echo "${!var:-}")
+		if [ -z "$have" ]; then
+			have=" $v "
+		else
+			local w keep=' '
+			for w in $v; do
+				case $have in *" $w "*) keep+="$w " ;; esac
+			done
+			have=$keep
+		fi
+	done
+	echo "$have" | tr ' ' '\n' | grep . | sort -uV | tr '\n' ' ' | sed 's/ $//'
+}
+
+# The 6.1 kernels of a cross target's flavour in the package lists, one
+# "KREL PKGVER" a line, oldest first.
+drv_offered() { # target
+	local flav debarch n v
+	flav=$(drv_flavour "$1") debarch=$(drv_debarch "$1")
+	for n in $(apt-cache search --names-only "^linux-image-6\.1\.0-[0-9]+-$flav\$" 2>/dev/null | awk '{ print $1 }'); do
+		v=$(apt-cache show --no-all-versions "$n:$debarch" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+		[ -n "$v" ] && echo "${n#linux-image-} $v"
+	done | sort -V -k2
+}
+
+# Kernel release of a target: the x86 lab kernel, or for arm64 and armhf the
+# release Debian's flavour metapackage points at in the package lists (the
+# machine's own choice) when every driver of the target is tested on it
+# (drv_tested); else the newest tested release the lists still have, with a
+# notice; else none, and the target is refused with what is supported.
+# DRV_RELEASE=6.1.N forces that point release for the cross targets.  On
+# another line, its kernel (x86: the lab's; arm64, armhf: that line's arm64
+# or armmp kernel).
 drv_krel() {
 	local karch flav dep
 	if [ "$(drv_line)" != 6.1 ]; then
@@ -127,10 +166,37 @@ drv_krel() {
 	flav=$(drv_flavour "$1")
 	[ "$flav" != arm64-16k ] ||
 		die "arm64-16k: Debian 12's 6.1 has no arm64-16k kernel; build for a line that has one (DRV_LINE=6.12, make ... KVER=6.12)"
-	dep=$(apt-cache depends "linux-image-$flav:$(drv_debarch "$1")" 2>/dev/null |
+	local debarch tested offered cand='' krel v best=''
+	debarch=$(drv_debarch "$1")
+	tested=$(drv_tested "$1")
+	offered=$(drv_offered "$1")
+	dep=$(apt-cache depends "linux-image-$flav:$debarch" 2>/dev/null |
 		sed -n "s/^ *Depends: linux-image-\(6\.1\.[0-9.-]*-$flav\)\(:.*\)\?$/\1/p" | head -1)
-	[ -n "$dep" ] || die "no linux-image-$flav:$(drv_debarch "$1") in the package lists: run scripts/deps.sh"
-	echo "$dep"
+	[ -n "$dep$offered" ] || die "no linux-image-$flav:$debarch in the package lists: run scripts/deps.sh"
+	[ -n "$dep" ] && cand=$(echo "$offered" | awk -v k="$dep" '$1 == k { print $2 }')
+	if [ -n "${DRV_RELEASE:-}" ]; then
+		case " $tested " in *" $DRV_RELEASE "*) ;; *)
+			die "DRV_RELEASE=$DRV_RELEASE: not a release every $1 driver is tested on (tested: ${tested:-none})" ;;
+		esac
+		best=$(echo "$offered" | awk -v r="$DRV_RELEASE" '{ split($2, a, "-") } a[1] == r { k = $1 } END { print k }')
+		[ -n "$best" ] || die "DRV_RELEASE=$DRV_RELEASE: the package lists have no linux-image-6.1.0-*-$flav:$debarch of $DRV_RELEASE (they have: $(echo "$offered" | awk '{ printf "%s ", $2 }'))"
+		echo "$best"
+		return
+	fi
+	if [ -n "$cand" ]; then
+		case " $tested " in *" $(drv_upstream "$cand") "*) echo "$dep"; return ;; esac
+	fi
+	while read -r krel v; do
+		[ -n "$krel" ] || continue
+		case " $tested " in *" $(drv_upstream "$v") "*) best=$krel ;; esac
+	done <<< "$offered"
+	if [ -n "$best" ]; then
+		[ -z "${DRV_QUIET:-}" ] &&
+			say "NOTICE: $1: the package lists' linux-image-$flav:$debarch is ${cand:-unknown} ($dep), which the driver series are not tested on (tested: $tested): using $best, the newest tested release they have"
+		echo "$best"
+		return
+	fi
+	die "$1: the package lists offer linux-image-$flav:$debarch ${cand:-(no version)} and no 6.1 release the driver series are tested on (tested: ${tested:-none}; offered: $(echo "$offered" | awk '{ printf "%s ", $2 }')).  Refresh the lists (scripts/deps.sh runs apt-get update), or, once make test passes on a newer release, add it to tested_6_1= in drivers/*/driver.conf (Documentation/drivers.rst)"
 }
 
 # Debian package version of a kernel release (6.1.176-1), from the archive or dpkg.
@@ -152,3 +218,55 @@ drv_upstream() { echo "${1%%-*}"; }
 
 # Full kernel source of an upstream version, extracted once.
 drv_srcdir() { echo "$PPKIT_CACHE/src/linux-source-$1"; }
+
+# vle A B: version A <= version B
+vle() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]; }
+# vmatch VERSION WHEN...: VERSION is one of WHEN (6.1.192, >=6.1.192, <6.1.192)
+vmatch() {
+	local v=$1 w
+	shift
+	for w in "$@"; do
+		case $w in
+		'>='*) vle "${w#>=}" "$v" && return 0 ;;
+		'<'*) vle "${w#<}" "$v" || return 0 ;;
+		*) [ "$w" = "$v" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# drv_apply_series SERIES VERSION FIXES_ONLY TREE LOG: apply the patches a
+# series file names for kernel VERSION to TREE, each exactly (no fuzz; an
+# offset is fine).  A series line: the patch, then optionally "fix" (a bug
+# fix rather than a feature) and the only kernel versions it is for:
+# 6.1.176 (exactly), <6.1.192 (a fix that 6.1.192 on carry) or >=6.1.192 (a
+# bug that came with 6.1.192).  FIXES_ONLY=1: the fixes alone.  On a patch
+# that does not apply: its log on stderr, its name in DRV_FAILED, return 1.
+# shellcheck disable=SC2034 # DRV_FAILED: for the caller
+drv_apply_series() {
+	local series=$1 ver=$2 fixes_only=$3 tree=$4 log=$5 p only isfix out
+	DRV_FAILED=
+	: >"$log"
+	while read -r p only; do
+		case "$p" in '' | '#'*) continue ;; esac
+		isfix=0
+		if [ "${only%% *}" = fix ]; then
+			isfix=1
+			only=${only#fix}
+			only=${only# }
+		fi
+		[ "$fixes_only" = 1 ] && [ $isfix = 0 ] && continue
+		# shellcheck disable=SC2086 # one word per version
+		if [ -n "$only" ] && ! vmatch "$ver" $only; then
+			continue
+		fi
+		echo "== $p" >>"$log"
+		if ! out=$(patch -d "$tree" -p1 --fuzz=0 --no-backup-if-mismatch -s \
+			<"$(dirname "$series")/patches/$p" 2>&1); then
+			echo "$out" | tee -a "$log" >&2
+			DRV_FAILED=$p
+			return 1
+		fi
+		[ -z "$out" ] || echo "$out" >>"$log"
+	done <"$series"
+}

@@ -12,6 +12,15 @@
 #   scripts/drivers/prepare.sh [x86_64|arm64|arm|arm64-16k]...   (default: the
 #                                                 first three; arm64-16k: DRV_LINE=6.12)
 #   scripts/drivers/prepare.sh --print ARCH           print KREL PKGVER SRCDIR KBUILD ROOT
+#   scripts/drivers/prepare.sh --sources [--print]    extract the source of every
+#                 point release a series is tested on (tested_LINE= in
+#                 drivers/*/driver.conf, every line): tests/drivers/series.sh
+#                 applies each series to each; --print: "LINE RELEASE SRCDIR"
+#
+# The cross targets' kernel is the machine's own choice where the driver
+# series are tested on it, else the newest tested release the package lists
+# have, else the target is refused (drv_krel in lib.sh; DRV_RELEASE=6.1.N
+# forces one).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -73,6 +82,10 @@ prune_cache() { # target...: the targets prepared, all three
 	# and the sources of the kernel matrix's other lines (scripts/lab/kernels)
 	for d in $(awk '!/^#/ && NF { print $4 }' "$PPKIT_ROOT/scripts/lab/kernels"); do
 		srcs+=("$(drv_srcdir "$(drv_upstream "$d")")")
+	done
+	# and of every release a series is tested on (--sources)
+	for d in $(tested_releases | awk '{ print $2 }'); do
+		srcs+=("$(drv_srcdir "$d")")
 	done
 	for d in "$PPKIT_CACHE"/src/linux-source-*; do
 		[ -d "$d" ] || continue
@@ -195,6 +208,39 @@ $drift"
 	touch "$out/.ppkit-prepared"
 }
 
+# "LINE RELEASE" for every point release a driver's series is tested on
+# (tested_LINE= of drivers/*/driver.conf, for each line with a series).
+tested_releases() {
+	local c d line var
+	for c in "$PPKIT_ROOT"/drivers/*/driver.conf; do
+		d=$(dirname "$c")
+		for line in $(cd "$d" && ls -d [0-9]*.[0-9]* 2>/dev/null); do
+			[ -f "$d/$line/series" ] || continue
+			var=tested_${line//./_}
+			# shellcheck disable=SC1090
+			(. "$c"; for v in ${!var:-}; do echo "$line $v"; done)
+		done
+	done | sort -uV
+}
+
+# The Debian package version of linux-source-LINE for an upstream release:
+# 6.1's newest revision in the package lists; another line's, its row of
+# scripts/lab/kernels (the one release of it the project fetches).
+source_pkgver() { # line release
+	local v
+	if [ "$1" = 6.1 ]; then
+		v=$(apt-cache madison linux-source-6.1 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
+			awk -F- -v r="$2" '$1 == r' | sort -V | tail -n 1)
+		[ -n "$v" ] || die "linux-source-6.1 of $2 is not in the package lists (they have: $(apt-cache madison linux-source-6.1 2>/dev/null |
+			awk -F'|' '{ gsub(/ /, "", $2); printf "%s ", $2 }')); a series claims $2 (tested_6_1= in drivers/*/driver.conf): refresh the lists (scripts/deps.sh), or take the release out of the claim"
+	else
+		v=$(DRV_LINE=$1 drv_line_field 4)
+		[ "$(drv_upstream "$v")" = "$2" ] ||
+			die "a series claims $1 release $2 (tested_${1//./_}=), but the project fetches $1's $(drv_upstream "$v") (scripts/lab/kernels): they must be the same"
+	fi
+	echo "$v"
+}
+
 print_target() {
 	local t=$1 krel pkgver root kdir
 	krel=$(drv_krel "$t")
@@ -212,6 +258,21 @@ print_target() {
 if [ "${1:-}" = --print ]; then
 	print_target "$(drv_target "${2:?--print ARCH}")"
 	exit 0
+fi
+
+if [ "${1:-}" = --sources ]; then
+	mkdir -p "$PPKIT_CACHE/src"
+	exec 9>"$PPKIT_CACHE/.prepare.lock"
+	flock 9
+	tested_releases | while read -r line rel; do
+		pv=$(source_pkgver "$line" "$rel") || exit 1
+		if [ "${2:-}" = --print ]; then
+			echo "$line $rel $(drv_srcdir "$rel")"
+		else
+			DRV_LINE=$line prepare_source "$pv"
+		fi
+	done
+	exit
 fi
 
 targets=("$@")

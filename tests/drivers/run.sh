@@ -4,6 +4,11 @@
 #                 with sparse (when the run has ARCH's static lane; else the
 #                 patched build alone); vermagic checked against Debian's
 #                 (build.sh)
+#   series        every series (and its fixes-only set) applies with no fuzz
+#                 to every point release driver.conf claims (tested_LINE=),
+#                 each from its own cached source, and each cross target's
+#                 kernel from the package lists is a claimed release
+#                 (tests/drivers/series.sh)
 #   unsupported-version  a kernel source of another stable line, or older
 #                 than the tested releases, is refused with the reason
 #   point-release  a newer point release of the line (6.1.193, simulated)
@@ -185,7 +190,7 @@ if [ "${lanes[*]}" = lines ]; then
 		build-arm-6.12 static-arm-6.12 orangepi-6.12
 		build-arm64-16k-6.12 load-arm64-16k-6.12)
 fi
-[ ${#lanes[@]} -gt 0 ] || lanes=(build-x86_64 build-arm64 build-arm unsupported-version point-release
+[ ${#lanes[@]} -gt 0 ] || lanes=(series build-x86_64 build-arm64 build-arm unsupported-version point-release
 	static-x86_64 static-arm64 static-arm load-x86_64 load-arm64 orangepi
 	build-x86_64-5.10 load-x86_64-5.10 build-x86_64-6.12 load-x86_64-6.12)
 for l in "${lanes[@]}"; do
@@ -215,6 +220,7 @@ for l in "${lanes[@]}"; do
 	orangepi) lane "$l" orangepi ;;
 	# the Orange Pi PC on another line's armmp kernel (build-arm-LINE first)
 	orangepi-[0-9]*) DRV_LINE=${l#orangepi-} lane "$l" orangepi ;;
+	series) lane "$l" tests/drivers/series.sh ;;
 	unsupported-version) lane "$l" unsupported ;;
 	point-release) lane "$l" point_release ;;
 	orangepi-demo) orangepi 0; exit $? ;;	# make run: no stress, output as it comes

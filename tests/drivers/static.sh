@@ -71,6 +71,14 @@ cp_run() {
 norm() { sed -E '/^total:/d; s/^[^ ]*\/([^/: ]+):[0-9]+(:[0-9]+)?:/\1:/' | sort; }
 
 for drv in "$@"; do
+	# both builds first: without them there is nothing to compare
+	for f in "$out/unpatched/logs/$drv-sparse.log" "$out/logs/$drv-sparse.log"; do
+		[ -f "$f" ] && continue
+		lane=build-$t
+		[ "$line" = 6.1 ] || lane=$lane-$line
+		echo "static: $t $drv: no $f: the $lane lane failed or did not run first (its log says why); nothing to compare"
+		exit 1
+	done
 	# shellcheck disable=SC1090
 	. "$PPKIT_ROOT/drivers/$drv/driver.conf"
 	new=$(comm -13 <(grep -E 'warning:|error:' "$out/unpatched/logs/$drv-sparse.log" | norm) \
