@@ -235,7 +235,8 @@ test-asan:
 		$(ASAN_BUILD)/tests/unit/ppkit-unit-tests
 	tests/tools/input.sh $(ASAN_BUILD)/bin
 
-# Stress (Documentation/hardening.rst): 50 load/unload cycles with a socket
+# Stress (Documentation/hardening.rst): 10 load/unload cycles (RELOAD_CYCLES;
+# make soak runs 50) with a socket
 # holding pool pages, everything at once for 60 s on 4 vCPUs, traffic and a
 # ring resize under a memory hog (and fault injection where the kernel has
 # it).  About 6 minutes on Debian's kernel.  make test runs it on the debug
