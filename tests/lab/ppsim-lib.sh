@@ -15,6 +15,12 @@
 #                          released + orphaned + cache + ring + inflight
 #   ppsim_unload           rmmod ppsim then pp_backport, checked: pools gone,
 #                          nothing leaked or orphaned in the kernel log
+#   tcp_exact NS ADDR BYTES [STREAMS]
+#                          TCP to ADDR in NS, every byte counted and hashed at
+#                          the receiver
+#   iperf3_received JSON BYTES
+#                          iperf3's receiver count (the server's report)
+#                          against its sender's
 KMOD=${PPSIM_KMOD:-kmod}
 UAPI=kmod/include/uapi/linux/ppsim.h
 log0=$(dmesg | wc -l)
@@ -148,45 +154,106 @@ ppsim_unload() {
 		sh -c "! dmesg | tail -n +$((log0 + 1)) | grep -Ei 'ppkit.*(leak|orphan)'"
 }
 
-# tcp_exact NS ADDR BYTES: BYTES over TCP to ADDR (in namespace NS), the
-# receiver's byte count and SHA-256 checked against the sender's (iperf3's
-# receiver stops counting a little before the last segment; this does not)
+# tcp_exact NS ADDR BYTES [STREAMS]: BYTES over TCP to ADDR (in namespace
+# NS), on STREAMS connections at once (default 1; each its share, from its
+# own source port), each receiver's byte count and SHA-256 checked against
+# its sender's.  iperf3 (3.12) cannot do this: its server closes the data
+# sockets without reading on when the client says the test ended, so it
+# counts what had been read by then, not what arrived (16777216 sent,
+# 15728640 counted over the host's loopback).
 tcp_exact() {
-	local ns=$1 addr=$2 bytes=$3 srv
-	ip netns exec "$ns" python3 - "$addr" <<'PY' &
-import hashlib, socket, sys
+	local ns=$1 addr=$2 bytes=$3 streams=${4:-1} srv
+	ip netns exec "$ns" python3 - "$addr" "$streams" <<'PY' &
+import hashlib, socket, sys, threading
 ls = socket.socket()
 ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 ls.bind((sys.argv[1], 5202))
-ls.listen(1)
-c, _ = ls.accept()
-h, n = hashlib.sha256(), 0
-while True:
-    b = c.recv(1 << 16)
-    if not b:
-        break
-    h.update(b)
-    n += len(b)
-c.sendall(f"{n} {h.hexdigest()}".encode())
-c.close()
+ls.listen(int(sys.argv[2]))
+
+def serve(c):
+    h, n = hashlib.sha256(), 0
+    while True:
+        b = c.recv(1 << 16)
+        if not b:
+            break
+        h.update(b)
+        n += len(b)
+    c.sendall(f"{n} {h.hexdigest()}".encode())
+    c.close()
+
+ts = []
+for _ in range(int(sys.argv[2])):
+    c, _ = ls.accept()
+    ts.append(threading.Thread(target=serve, args=(c,)))
+    ts[-1].start()
+for t in ts:
+    t.join()
 PY
 	srv=$!
 	wait_for 20 sh -c "ip netns exec $ns ss -Hltn 'sport = :5202' | grep -q ."
-	timeout 120 python3 - "$addr" "$bytes" <<'PY'
-import hashlib, socket, sys
-n = int(sys.argv[2])
-block = bytes(range(256)) * 256
-data = (block * (n // len(block) + 1))[:n]
-s = socket.create_connection((sys.argv[1], 5202), timeout=60)
-s.sendall(data)
-s.shutdown(socket.SHUT_WR)
-got = s.recv(200).decode().split()
-want = [str(n), hashlib.sha256(data).hexdigest()]
-print(f"# receiver counted {got[0] if got else '?'} bytes of {n}, sha256 {'matches' if got == want else 'DIFFERS'}")
-sys.exit(0 if got == want else 1)
+	timeout 180 python3 - "$addr" "$bytes" "$streams" <<'PY'
+import hashlib, socket, sys, threading
+total, k = int(sys.argv[2]), int(sys.argv[3])
+res = [None] * k
+
+def send(i):
+    n = total // k + (1 if i < total % k else 0)
+    block = bytes((j + i) % 256 for j in range(256)) * 256
+    data = (block * (n // len(block) + 1))[:n]
+    s = socket.create_connection((sys.argv[1], 5202), timeout=120)
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+    got = b""
+    while True:
+        b = s.recv(200)
+        if not b:
+            break
+        got += b
+    res[i] = (got.decode().split(), [str(n), hashlib.sha256(data).hexdigest()])
+
+ts = [threading.Thread(target=send, args=(i,)) for i in range(k)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+bad = [i for i, r in enumerate(res) if r is None or r[0] != r[1]]
+got = sum(int(r[0][0]) for r in res if r and r[0])
+print(f"# {k} stream(s): the receiver counted {got} bytes of {total}; "
+      f"byte count or sha256 wrong on streams {bad}" if bad else
+      f"# {k} stream(s): the receiver counted {got} bytes of {total}, every sha256 matches")
+sys.exit(1 if bad or got != total else 0)
 PY
 	local rc=$?
 	kill "$srv" 2> /dev/null
 	wait "$srv" 2> /dev/null
 	return $rc
+}
+
+# iperf3_received JSON BYTES: what iperf3's receiver (the server's report in
+# the client's JSON) counted, stream by stream, against what its sender
+# sent: BYTES sent in all, every stream received some and at most what it
+# was sent, and what is missing is at most what the stream's two sockets can
+# still hold when iperf3's server stops reading (see tcp_exact: the
+# sender's send buffer and the receiver's receive buffer, each at most
+# tcp_wmem's and tcp_rmem's maximum).  tcp_exact checks the exact count.
+iperf3_received() {
+	python3 - "$1" "$2" "$(cut -f3 /proc/sys/net/ipv4/tcp_wmem)" "$(cut -f3 /proc/sys/net/ipv4/tcp_rmem)" <<'PY'
+import json, sys
+path, want, wmem, rmem = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+try:
+    d = json.load(open(path))
+    streams = [(s["sender"]["bytes"], s["receiver"]["bytes"]) for s in d["end"]["streams"]]
+    sent, got = d["end"]["sum_sent"]["bytes"], d["end"]["sum_received"]["bytes"]
+except (OSError, ValueError, KeyError, TypeError) as e:
+    print(f"# iperf3 gave no result: {e}")
+    sys.exit(1)
+room = len(streams) * (wmem + rmem)
+print(f"# iperf3: sent {sent} on {len(streams)} stream(s), its receiver counted {got} "
+      f"({sent - got} short; at most {room} may be)")
+bad = [i for i, (s, r) in enumerate(streams) if not 0 < r <= s or s - r > wmem + rmem]
+if bad:
+    print(f"# streams received nothing, more than sent or too little: {bad}: {streams}")
+sys.exit(0 if sent >= want and got == sum(r for _, r in streams) and got <= sent
+         and sent - got <= room and not bad else 1)
+PY
 }
