@@ -255,6 +255,13 @@ fsl=()
 # shellcheck disable=SC2054 # one argument: the option and the cache
 [ "$KERNEL" = debug ] && fsl=(--append slub_debug=A,skbuff_head_cache)
 
+# The harness's self-tests (the lab catches a splat, the debug kernel
+# catches bugs) boot guests to test the lab itself: they run again only when
+# the lab's files, the scenario or the kernel changed
+# (tests/tier/harness-cache.sh; HARNESS_RERUN=1 runs them anyway).
+HARNESS_IN="scripts/lab tests/lab/run-all.sh tests/lab/core.sh tests/lab/checks.sh tests/tier/tap.py"
+HARNESS_IMAGE=$(. scripts/lab/lib.sh && lab_kernel > /dev/null 2>&1 && echo "$LAB_IMAGE")
+
 table() {
 #   name                        group         subset limit command
 row pool-selftest               core          debug  300  selftest
@@ -269,13 +276,13 @@ row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 153
 row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
 row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
 row holders                     kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/holders.sh
-row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/lab/debug-detect.sh
+row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/tier/harness-cache.sh debug-detect $HARNESS_IN kmod/tests/pp_faultprobe.c tests/lab/debug-detect.sh "@$HARNESS_IMAGE" -- tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
 row ppctld                      tools         -      900  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
 row prometheus                  tools         -      600  $LAB --smp 2 --mem 1536 -- tests/lab/prometheus.sh
 row dkms                        tools:debian  long    900  tests/lab/dkms.sh
 row lab-exit-status             tools         -      120  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
-row lab-catches-splat           tools         -      450  tests/lab/splat-detect.sh
+row lab-catches-splat           tools         -      450  tests/tier/harness-cache.sh splat-detect $HARNESS_IN tests/lab/splat-detect.sh "@$HARNESS_IMAGE" -- tests/lab/splat-detect.sh
 row stress-reload               stress        -      600  $LAB --smp 2 -- tests/lab/stress/reload.py "${RELOAD_CYCLES:-10}"
 row stress-mixed                stress        -      900  $LAB --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
 row stress-pressure             stress        -      600  $LAB --smp 2 --mem 1024 "${fsl[@]}" -- tests/lab/stress/pressure.sh

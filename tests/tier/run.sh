@@ -42,6 +42,9 @@ ln -sfn "$(realpath "$RUN")" "build/results/$TIER-last"
 export PPKIT_RESULTS=$PWD/$RUN/results.tsv
 : > "$PPKIT_RESULTS"
 T0=$SECONDS
+# step.sh records each step's start and end for the critical path
+PPKIT_T0=$(date +%s)
+export PPKIT_T0
 step() { tests/tier/step.sh "$@"; }
 
 # bg NAME STEP-ARGS...: a step in the background, its output shown when it
@@ -51,8 +54,20 @@ bgrun() {
 	local name=$1
 	shift
 	echo "=== $name: in the background (its output follows when it ends)"
-	"$@" > "$RUN/$name.out" 2>&1 &
+	PPKIT_SLOT=$name "$@" > "$RUN/$name.out" 2>&1 &
 	bgpids+=($!) bgnames+=("$name")
+}
+# ready NAME: a slot has got as far as NAME; await NAME LIMIT: another slot
+# waits (at most LIMIT s) for that.  The slots run side by side, each a
+# chain of steps; a step waits only for what it needs, not for a barrier.
+mkdir -p "$RUN/ready"
+ready() { touch "$RUN/ready/$1"; }
+await() {
+	local end=$((SECONDS + $2))
+	until [ -e "$RUN/ready/$1" ]; do
+		[ $SECONDS -ge $end ] && { echo "=== waited $2 s for $1: going on without it"; return 1; }
+		sleep 2
+	done
 }
 bg() {
 	local name=$1
@@ -92,15 +107,59 @@ debug_subset() {
 	[ "${DEBUG_LANE:-auto}" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null 2>&1
 }
 
+debug_row() {
+	# DEBUG_LANE=no is a choice: not run here; no debug kernel cached
+	# is a gap of this machine: a SKIP (tests/tier/skip-allowlist)
+	if [ "${DEBUG_LANE:-auto}" = no ]; then
+		printf 'debug subset\tdebug 6.1\tnot run\t-\t-\t%s\n' \
+			"DEBUG_LANE=no: make test-debug runs it (and the whole suite) on the debug kernel" >> "$PPKIT_RESULTS"
+	else
+		printf 'debug subset\tdebug 6.1\tSKIP\t-\t-\t%s\n' \
+			"no debug kernel cached (scripts/lab/debug-kernel.sh builds it once, about half an hour; make test-debug runs the whole suite on it)" >> "$PPKIT_RESULTS"
+	fi
+}
+
+# make test's three slots, side by side:
+#   host    deps, the builds, the host checks, the drivers, then the lab's
+#           extra-rest (ppctld, Prometheus, the lab's checks, stress)
+#   lab     the core boots (6.1, then the other lines), then extra-kernel
+#           (the race tests, ppsim's paths: they need only the modules and
+#           the tools), then the debug subset, then make run's demo
+#   boards  the board image, then, once the host slot has built what the
+#           tarballs take (the armhf tools, the man pages), the board
+#           tarballs and the README's board flow
+# make check: the host checks beside the core boot.
+lab_slot() {
+	core_boots
+	[ "$TIER" = test ] || return 0
+	step --rows lab-kernel "debian 6.1" 3600 tests/lab/run-all.sh extra-kernel
+	if debug_subset; then
+		step build-modules-debug host 900 make --no-print-directory modules-debug
+		LAB_KERNEL=debug step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
+	else
+		debug_row
+	fi
+	# make run, the README's first command: its demo's lab parts (its
+	# selftest and Orange Pi parts are the rows pool-selftest and
+	# drivers: orangepi, the same scripts)
+	step make-run-demo "debian 6.1" 900 env DEMO_PARTS="bench ppsim" scripts/lab/demo.sh
+}
+boards_slot() {
+	step board-image host 2400 scripts/boards/image.sh
+	await boards-inputs 3600
+	step boards host 1800 make --no-print-directory test-boards BOARD_FLOW=no
+	step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
+}
+
 if [ "$TIER" = test ]; then
 	step deps host 1800 scripts/deps.sh
-	# The emulated board's image (cached; about 15 minutes the first time,
-	# mostly one core under qemu-user) while the host steps run.
-	bg board-image board-image host 2400 scripts/boards/image.sh
+	# the debug subset, when it runs, takes the debug rows of the rest
+	debug_subset && export LAB_DEBUG_RUNS=1
+	bgrun boards boards_slot
 fi
 step build-modules host 900 make --no-print-directory modules
 step build-tools host 1800 make --no-print-directory tools
-bgrun lab-core core_boots
+bgrun lab lab_slot
 step unit host 600 tests/tier/unit.sh build/tools/tests/unit/ppkit-unit-tests
 step static-kernel host 900 tests/kernel/static-checks.sh
 step shellcheck host 300 tests/tier/shellcheck.sh
@@ -109,47 +168,20 @@ step regress-rlib host 120 tests/tier/regress-rlib.py
 step tap-selftest host 120 tests/tier/tap-selftest.py
 step docs host 600 env DOCS_REQUIRE_BINARIES=1 tests/docs/run.sh
 if [ "$TIER" = test ]; then
-	step asan host 1800 make --no-print-directory test-asan
+	step install host 600 tests/tier/install.sh
 	step build-tools-arm host 1800 make --no-print-directory tools ARCH=arm
+	ready boards-inputs
+	step asan host 1800 make --no-print-directory test-asan
 	step --rows drivers host 4800 tests/drivers/run.sh
+	step intree host 1800 scripts/intree/test.sh
+	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra-rest
 fi
 bgwait
-
-if [ "$TIER" = test ]; then
-	# The board tarballs check no timing, and the lab's guests leave
-	# about a core idle: they run beside the rest of the lab.
-	debug_subset && export LAB_DEBUG_RUNS=1
-	# Then the README's board flow on the emulated Debian arm64 board
-	# (make test-boards also runs the regression scripts there in board mode).
-	boards_lane() {
-		step boards host 1800 make --no-print-directory test-boards BOARD_FLOW=no
-		step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
-	}
-	bgrun boards boards_lane
-	# One lab guest keeps about one core busy: the kernel group's rows
-	# in a second guest beside the others'.
-	bg lab-kernel --rows lab-kernel "debian 6.1" 3600 tests/lab/run-all.sh extra-kernel
-	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra-rest
-	if debug_subset; then
-		step build-modules-debug host 900 make --no-print-directory modules-debug
-		LAB_KERNEL=debug step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
-	else
-		# DEBUG_LANE=no is a choice: not run here; no debug kernel cached
-		# is a gap of this machine: a SKIP (tests/tier/skip-allowlist)
-		if [ "${DEBUG_LANE:-auto}" = no ]; then
-			printf 'debug subset\tdebug 6.1\tnot run\t-\t-\t%s\n' \
-				"DEBUG_LANE=no: make test-debug runs it (and the whole suite) on the debug kernel" >> "$PPKIT_RESULTS"
-		else
-			printf 'debug subset\tdebug 6.1\tSKIP\t-\t-\t%s\n' \
-				"no debug kernel cached (scripts/lab/debug-kernel.sh builds it once, about half an hour; make test-debug runs the whole suite on it)" >> "$PPKIT_RESULTS"
-		fi
-	fi
-	bgwait
-fi
 
 echo "=== make $TIER: $((SECONDS - T0)) s"
 # make test fails on a SKIP row the allowlist does not name (a SKIP is a gap
 # of this machine); make check, for every change on any machine, lists them
 allow=()
 [ "$TIER" = test ] && allow=(--allowlist tests/tier/skip-allowlist)
+python3 tests/tier/critical.py "$RUN/timeline.tsv" --total $((SECONDS - T0))
 python3 tests/tier/summary.py "$PPKIT_RESULTS" --title "make $TIER" "${allow[@]}"

@@ -37,6 +37,13 @@ timeout --foreground -k 30 "$limit" "$@" 2>&1 | tee "$log" | sed -u 's/^/    /'
 rc=${PIPESTATUS[0]}
 secs=$((SECONDS - t0))
 after=$(wc -l 2>/dev/null < "$PPKIT_RESULTS" || echo 0)
+# the tier's timeline (tests/tier/critical.py): NAME SLOT START END, in
+# seconds since the tier began (PPKIT_T0, epoch seconds)
+if [ -n "${PPKIT_T0:-}" ]; then
+	end=$(date +%s)
+	printf '%s\t%s\t%s\t%s\n' "$name" "${PPKIT_SLOT:-host}" $((end - secs - PPKIT_T0)) \
+		$((end - PPKIT_T0)) >> "$(dirname "$PPKIT_RESULTS")/timeline.tsv"
+fi
 
 note=
 case $rc in
