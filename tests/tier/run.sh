@@ -92,6 +92,12 @@ core_boots() {
 			step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" LEAVE_OUT=ppctl-e2e CORE_QUICK=1 \
 				LEAVE_WHY="make test runs it on 6.1 (the same family on every line; ppsim and netlink-fuzz use it here); make test-matrix on every line" \
 				tests/lab/run-all.sh core
+		# ppctl and ppctld over the kernel's own netdev family: its
+		# page-pool commands came in 6.8, so only 6.12 has them
+		if [ "$line" = 6.12 ]; then
+			step --rows netdev-family-6.12 "debian 6.12" 600 env LAB_KERNEL=6.12 ONLY=netdev-family \
+				tests/lab/run-all.sh all
+		fi
 	done
 }
 bgwait() {
