@@ -11,10 +11,12 @@
 # after the traffic.  Meanwhile the generator sends FRAMES (default 100,000)
 # frames at 20,000/s into a two-queue device whose rings grow from 512 to
 # 4,096 entries (ethtool -G) under the pressure: 32 MiB the pools must find.
-# Checks: every frame is either received or counted as missed (a refill
-# that found no page leaves a descriptor empty: rx_missed_errors, and
-# rxN_alloc_fail in ethtool -S), the pools' books balance, free memory comes
-# back once the hog is gone, the modules unload.
+# Checks: ethtool -G either applied the 4,096 entries or refused with the
+# old rings kept; the grown rings' descriptors all got pages or the
+# shortfall was counted (rxN_alloc_fail in ethtool -S); every frame is
+# either received or counted as missed (a descriptor left empty:
+# rx_missed_errors), the pools' books balance, free memory comes back once
+# the hog is gone (within 4 MiB, see below), the modules unload.
 # Fault phase (when /sys/kernel/debug/fail_page_alloc exists): the rings
 # shrink to 512, then with 10% of atomic page allocations failing (the
 # refills', GFP_ATOMIC) and 10% of the skb head allocations (napi_build_skb's
@@ -24,10 +26,13 @@
 # skb could not be built are counted as drops, the books balance, traffic
 # flows once the faults stop.  The lab fails the run on any kernel splat
 # (and, on the debug kernel, on KASAN/lockdep reports and kmemleak's scan).
+# LEAK_INJECT_KB=N (a negative control) keeps N kB in a tmpfs file from the
+# unload to the end, as a leak would.
 # Ends with "pressure: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . tests/lab/checks.sh
+. tests/lab/stress/slow.sh	# SLOW: in-guest deadlines scale with it
 PPCTL=build/bin/ppctl
 N=${1:-100000}
 T=$(mktemp -d)
@@ -44,18 +49,21 @@ flows() {
 	r0=$(sysstat rx_packets)
 	$PPCTL sim gen start "$dev" --count 2000 --size 256 --dst-port 7777 --rate 20000 > /dev/null
 	arrived() { [ $(($(sysstat rx_packets) - r0)) -ge 2000 ]; }
-	wait_for 30 arrived && stable 10 sysstat rx_packets > /dev/null
+	wait_for $((30 * SLOW)) arrived && stable $((10 * SLOW)) sysstat rx_packets > /dev/null
 	[ $(($(sysstat rx_packets) - r0)) -eq 2000 ]
 }
 allocfail() { ethtool -S "$dev" | awk '/rx[0-9]+_alloc_fail:/ { s += $2 } END { print s + 0 }'; }
 
-tests/lab/ppsim-load.sh
-sim_sink_dev 10.85.0.1 --rx-queues 2 --ring-size 512
+# The baseline is read before the modules load, as the final reading is
+# after they are gone: read with the device up, it counted its rings'
+# and caches' pages (9.6 MiB) that the end gives back, enough to hide a
+# leak of 8 MiB.
 sync; echo 3 > /proc/sys/vm/drop_caches
 cp /proc/meminfo "$T/meminfo.before"
 base=$(freemem)
-echo "# free before: $base kB (MemAvailable and $(pcp) kB on per-CPU lists)"
-
+echo "# free before: $base kB (MemAvailable and $(pcp) kB on per-CPU lists), no module loaded"
+tests/lab/ppsim-load.sh
+sim_sink_dev 10.85.0.1 --rx-queues 2 --ring-size 512
 python3 - "$T/hog" <<'PY' &
 import os, sys, time
 open("/proc/self/oom_score_adj", "w").write("1000\n")
@@ -71,7 +79,7 @@ while True:
     time.sleep(1)
 PY
 hog=$!
-check "the hog takes all but 24 MiB" wait_for 120 test -s "$T/hog"
+check "the hog takes all but 24 MiB" wait_for $((120 * SLOW)) test -s "$T/hog"
 read -r held left < "$T/hog" 2>/dev/null || { held=0; left=0; }
 echo "# the hog holds $held MiB; MemAvailable $left kB"
 
@@ -83,12 +91,36 @@ grow=$?
 echo "# ethtool -G rx 4096 under pressure: exit $grow $(head -1 "$T/ethtool.out")"
 $PPCTL sim gen start "$dev" --count "$N" --size 256 --dst-port 7777 --rate 20000 > /dev/null
 done_frames() { [ $(($(sysstat rx_packets) - rx0 + $(sysstat rx_missed_errors) - miss0)) -ge "$N" ]; }
-wait_for 120 done_frames
+wait_for $((120 * SLOW)) done_frames
 seen() { echo $(($(sysstat rx_packets) + $(sysstat rx_missed_errors))); }
-stable 10 seen > /dev/null
+stable $((10 * SLOW)) seen > /dev/null
 rx=$(($(sysstat rx_packets) - rx0)); miss=$(($(sysstat rx_missed_errors) - miss0)); af=$(($(allocfail) - af0))
 echo "# under pressure: $rx received, $miss missed, $af allocation failures; MemAvailable $(avail) kB"
 check "every frame received or counted as missed ($rx + $miss = $N)" test $((rx + miss)) -eq "$N"
+# ethtool -G either applied the 4,096 entries (its refills take what pages
+# they get) or refused with the old rings kept (ppsim rebuilds them)
+ring=$(ethtool -g "$dev" | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
+if [ "$grow" -eq 0 ]; then
+	check "ethtool -G rx 4096 under pressure applied (RX ring $ring)" test "$ring" = 4096
+else
+	check "ethtool -G rx 4096 under pressure refused, the old rings kept (RX ring $ring)" \
+		test "$ring" = 512
+fi
+# Under the pressure every descriptor of the grown rings got a page, or the
+# shortfall was counted (rxN_alloc_fail) or -G refused: the pools' pages
+# allocated are at least the 2 x 4,096 descriptors'.  Refill failures
+# themselves are not what the hog must cause: Debian's 6.1 reclaims page
+# cache (the userland the guest reads over 9p) for the atomic refills, and
+# found the 32 MiB with MemAvailable at 14.5 MiB, and at 3.4 MiB, without
+# one failure (the fault phase below makes them fail, and checks that).
+ppalloc=$($PPCTL --json stats | python3 -c '
+import json, sys
+print(sum(p["counters"]["pages_allocated"] for p in json.load(sys.stdin)["pools"]
+          if p.get("ifname") == sys.argv[1] and p.get("state", "live") == "live"))' "$dev")
+if [ "$grow" -eq 0 ]; then
+	check "under pressure the rings were filled or the shortfall counted ($ppalloc pages for 8192 descriptors, $af refill failures)" \
+		test "${ppalloc:-0}" -ge 8192 -o "$af" -gt 0
+fi
 # The rings want 32 MiB where 24 are left: the OOM killer may step in, and
 # must then pick the hog (oom_score_adj 1000), nothing else.
 if kill -0 $hog 2> /dev/null; then
@@ -137,8 +169,8 @@ if [ -d "$FPA" ] && [ -d "$FSL" ]; then
 	echo "# ethtool -G rx 4096 under faults: exit $? $(head -1 "$T/ethtool.out")"
 	$PPCTL sim gen start "$dev" --count "$N2" --size 256 --dst-port 7777 --rate 20000 > /dev/null
 	done_half() { [ $(($(sysstat rx_packets) - rx0 + $(sysstat rx_missed_errors) - miss0)) -ge "$N2" ]; }
-	wait_for 180 done_half
-	stable 10 seen > /dev/null
+	wait_for $((180 * SLOW)) done_half
+	stable $((10 * SLOW)) seen > /dev/null
 	pinj=$(fault_off "$FPA"); sinj=$(fault_off "$FSL")
 	echo N > "$FSL/cache-filter"
 	rx=$(($(sysstat rx_packets) - rx0)); miss=$(($(sysstat rx_missed_errors) - miss0))
@@ -159,16 +191,25 @@ kill $sink 2>/dev/null; wait $sink 2>/dev/null
 $PPCTL sim del "$dev" > /dev/null
 check "ppsim unloads" rmmod ppsim
 check "pp_backport unloads" rmmod pp_backport
+[ "${LEAK_INJECT_KB:-0}" -gt 0 ] &&
+	head -c $((LEAK_INJECT_KB * 1024)) /dev/zero > /dev/shm/pressure-leak
 sync; echo 3 > /proc/sys/vm/drop_caches
 after=$(freemem)
 cp /proc/meminfo "$T/meminfo.after"
 echo "# free after: $after kB (MemAvailable and $(pcp) kB on per-CPU lists; $((after - base)) kB against before)"
-check "free memory back within 16 MiB ($((after - base)) kB)" test $((base - after)) -le 16384
-if [ $((base - after)) -gt 16384 ]; then
+# The tolerance: what moves free memory without a leak.  With the per-CPU
+# lists counted and the baseline read after a squeeze, readings of a run
+# without a leak swing by about 1 MiB (Documentation/hardening.rst); the
+# slab caches the run grew (sockets, skbs, descriptors) stay partly cached.
+# 4 MiB: an eighth of the 32 MiB the rings held, a quarter of one queue's
+# ring; the old 16 MiB let a whole queue's ring go.
+LEAK_KB=4096
+check "free memory back within $((LEAK_KB / 1024)) MiB ($((after - base)) kB)" test $((base - after)) -le $LEAK_KB
+if [ $((base - after)) -gt $LEAK_KB ]; then
 	echo "# /proc/meminfo, after - before:"
 	awk 'NR == FNR { b[$1] = $2; next } $2 != b[$1] { printf "#   %-16s %9d kB\n", $1, $2 - b[$1] }' \
 		"$T/meminfo.before" "$T/meminfo.after"
 fi
-rm -rf "$T"
+rm -rf "$T" /dev/shm/pressure-leak
 echo "pressure: $pass passed, $failn failed, $skipn skipped"
 [ "$failn" -eq 0 ]
