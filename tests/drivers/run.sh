@@ -47,7 +47,7 @@ lane() {
 	local name=$1 t0=$SECONDS rc limit note
 	shift
 	# each lane's time limit (s): a hung guest costs that much, no more
-	case $name in build-*) limit=1200 ;; orangepi*) limit=900 ;; *) limit=600 ;; esac
+	case $name in build-*) limit=1800 ;; orangepi*) limit=900 ;; *) limit=600 ;; esac
 	echo "=== drivers: $name (at most $limit s)"
 	# a lane may be a function of this script: timeout runs it in a bash
 	# that has it (export -f, below)
