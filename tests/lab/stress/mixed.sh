@@ -18,6 +18,7 @@
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . tests/lab/checks.sh
+. tests/lab/stress/slow.sh	# SLOW: in-guest deadlines scale with it
 PPCTL=$PWD/build/bin/ppctl
 PPCTLD=$PWD/build/bin/ppctld
 DUR=${1:-60}
@@ -35,13 +36,13 @@ ip link set "$b" netns stress
 ip addr add 10.84.0.1/24 dev "$a"; ip link set "$a" up
 ip -n stress addr add 10.84.0.2/24 dev "$b"; ip -n stress link set "$b" up; ip -n stress link set lo up
 $PPCTL sim set "$a" --irq-cpu 0 > /dev/null
-check "pair: ping across" ping -c 2 -W 5 10.84.0.2 > /dev/null
+check "pair: ping across" ping -c 2 -W $((5 * SLOW)) 10.84.0.2 > /dev/null
 
 $PPCTLD -f --config /dev/null --interval 200ms --socket "$T/api.sock" --listen 127.0.0.1:9105 \
 	> "$T/ppctld.log" 2>&1 &
 D=$!
 status() { python3 tests/lab/ppctld-api.py '{"cmd":"status"}' "$T/api.sock" --field samples 2>/dev/null; }
-wait_for 20 test -S "$T/api.sock"
+wait_for $((20 * SLOW)) test -S "$T/api.sock"
 s0=$(status) t0=$SECONDS
 
 END=$((SECONDS + DUR))
@@ -83,11 +84,12 @@ xdp() {
 	$PPCTL xdp attach "$dev" --prog "${progs[RANDOM % 2]}" && sleep 1 && $PPCTL xdp detach "$dev"
 }
 ringsz() { ethtool -G "$dev" rx $((128 << (RANDOM % 3))); }
-scrape() { curl -sf --max-time 5 http://127.0.0.1:9105/metrics | grep -q ppctld_samples_total; }
+scrape() { curl -sf --max-time $((5 * SLOW)) http://127.0.0.1:9105/metrics | grep -q ppctld_samples_total; }
 
 $PPCTL sim gen start "$dev" --size 256 --dst-port 7777 --rate 20000 > /dev/null
 ip netns exec stress iperf3 -s -1 -D -B 10.84.0.2
-sleep 1
+peer_listens() { ip netns exec stress ss -Hltn 'sport = :5201' | grep -q .; }
+wait_for $((10 * SLOW)) peer_listens
 taskset -c $((ncpu - 1)) iperf3 -c 10.84.0.2 -t "$DUR" -J > "$T/iperf.json" 2> "$T/iperf.err" &
 ipf=$!
 loop resize 0.5 resize &
@@ -113,27 +115,38 @@ for l in "resize:ring resizes" "xdp:XDP attach/detach" "ethtool:ethtool -G" "scr
 done
 check "iperf3 exits 0 ($ipf_rc)" test "$ipf_rc" -eq 0
 # every one-second interval carried data, but for stalls of at most 2 s
-check "TCP across the pair all along" python3 - "$T/iperf.json" "$DUR" <<'PY'
+# (x SLOW: a rebuild under KASAN takes longer)
+check "TCP across the pair all along" python3 - "$T/iperf.json" "$DUR" $((2 * SLOW)) <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+stall = int(sys.argv[3])
 b = d["end"]["sum_received"]["bytes"]
 iv = [i["sum"]["bytes"] for i in d["intervals"]]
 run = worst = 0
 for x in iv:
     run = run + 1 if x == 0 else 0
     worst = max(worst, run)
-print(f"# iperf3: {b / 1e6:.1f} MB received, {len(iv)} intervals, {iv.count(0)} empty, longest stall {worst} s")
-assert b > 0 and len(iv) >= int(sys.argv[2]) - 1 and worst <= 2
+print(f"# iperf3: {b / 1e6:.1f} MB received, {len(iv)} intervals, {iv.count(0)} empty, "
+      f"longest stall {worst} s (at most {stall})")
+assert b > 0 and len(iv) >= int(sys.argv[2]) - 1 and worst <= stall
 PY
 s1=$(status) t1=$SECONDS
 # 5 a second asked; at least one a second under a saturated guest, over
 # the time between the two readings
 check "ppctld alive and sampling (${s0:-?} -> ${s1:-?} samples in $((t1 - t0)) s)" \
 	test "${s1:-0}" -ge $((${s0:-0} + t1 - t0))
-rx=$(cat "/sys/class/net/$dev/statistics/rx_packets")
-echo "# $dev: $rx frames received"
-sleep 1
-check "every pool's books balance after the traffic" tests/lab/stress/books.py "$PPCTL" "$dev"
+# The books balance once nothing moves: wait for the device's counters to
+# stand still, then for the books (a rebuild's pools may still be taking
+# back what the sink read), each with a deadline
+rxstat() { cat "/sys/class/net/$dev/statistics/rx_packets"; }
+still() { stable "$1" rxstat > /dev/null; }
+check "the traffic stopped" still $((10 * SLOW))
+echo "# $dev: $(rxstat) frames received"
+books_ok() { tests/lab/stress/books.py "$PPCTL" "$dev" > "$T/books.out"; }
+wait_for $((10 * SLOW)) books_ok
+books=$?
+cat "$T/books.out"
+check "every pool's books balance after the traffic" test $books -eq 0
 kill -TERM $D; wait $D
 check "ppctld exits 0" test $? -eq 0
 kill $sink 2>/dev/null; wait $sink 2>/dev/null
@@ -144,7 +157,7 @@ for c in $(seq 0 $((ncpu - 1))); do taskset -c "$c" ping -c 1 -W 1 127.0.0.1 > /
 ip netns del stress
 check "ppsim unloads" rmmod ppsim
 gone() { ! $PPCTL list 2>/dev/null | grep -q ppsim; }
-check "ppsim's pools all gone" wait_for 20 gone
+check "ppsim's pools all gone" wait_for $((20 * SLOW)) gone
 check "pp_backport unloads" rmmod pp_backport
 rm -rf "$T"
 echo "mixed: $pass passed, $failn failed"
