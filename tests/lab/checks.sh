@@ -18,6 +18,9 @@
 #   udp_sink [PORT]          a reading UDP socket in the background ($sink)
 #   sim_sink_dev ADDR [ARGS] a ppsim device (ppctl sim add ARGS) that is up, has
 #                            ADDR/24 and a udp_sink on 7777 ($dev, $sink)
+#   hold_sock PORT [MIB]     a UDP socket on PORT that never reads, so the
+#                            stack holds the pages of what it receives
+#                            (tests/lab/holders-sock.py); $holder its pid
 #   stable SEC COMMAND...    until COMMAND's output stays the same for 1 s,
 #                            at most SEC seconds
 # A test that does not call finish yet ends with: echo "NAME: $pass passed,
@@ -112,4 +115,19 @@ sim_sink_dev() {
 	ip link set "$dev" up
 	ip addr add "$addr/24" dev "$dev"
 	udp_sink 7777
+}
+
+# hold_sock PORT [MIB]: in the background, a UDP socket on PORT with a
+# receive buffer of MIB (default 8) MiB that never reads: the pages of what
+# it receives stay with the stack.  Sets $holder; returns once it is bound.
+hold_sock() {
+	local f rc
+	f=$(mktemp)
+	python3 tests/lab/holders-sock.py udp 0.0.0.0 "$1" "${2:-8}" > "$f" &
+	# shellcheck disable=SC2034 # for the test that sources this
+	holder=$!
+	wait_for 10 grep -q ready "$f"
+	rc=$?
+	rm -f "$f"
+	return $rc
 }

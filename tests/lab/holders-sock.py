@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""A socket that never reads, for tests/lab/holders.sh.
+"""A socket that never reads, for the lab (tests/lab/holders.sh, checks.sh's
+hold_sock).
 
-  holders-sock.py udp ADDR PORT          bound UDP socket, 8 MiB receive buffer
+  holders-sock.py udp ADDR PORT [MIB]    bound UDP socket, MIB (default 8) MiB
+                                         receive buffer (SO_RCVBUFFORCE)
   holders-sock.py tcp-server ADDR PORT   accepts one connection, never reads
   holders-sock.py tcp-client ADDR PORT N connects, sends N writes of 1000
                                          bytes (TCP_NODELAY), stays open
@@ -21,7 +23,8 @@ def main():
     keep = []
     if mode == 'udp':
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
+        mib = int(sys.argv[4]) if len(sys.argv) > 4 else 8
+        s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, mib << 20)
         s.bind((addr, port))
         keep.append(s)
         print('ready', flush=True)

@@ -22,7 +22,8 @@ POOLS=4 INFLIGHT=8 CHURN=32
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1
 T=$(mktemp -d)
-. tests/lab/checks.sh
+. tests/lab/checks.sh	# ok, bad, check, wait_for
+. tests/lab/stress/slow.sh	# SLOW: in-guest deadlines scale with it (x4 on KASAN)
 # run NAME ARGS...: ppctl ARGS with stdout/stderr/status in $T/NAME.{out,err,rc}
 run() {
 	local name=$1
@@ -34,15 +35,6 @@ rc() { cat "$T/$1.rc"; }
 has() { grep -q -- "$2" "$T/$1"; }
 # py FILE <<'PY' ...: a Python check on FILE (as sys.argv[1]); exit 0 = ok.
 py() { python3 - "$@"; }
-# wait_for SECONDS COMMAND...: poll COMMAND every 0.2 s until it succeeds.
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.2
-	done
-}
 show() { sed 's/^/    /' "$T/$1"; }
 finish() {
 	rmmod pp_poolgen 2>/dev/null
@@ -165,7 +157,7 @@ sys.exit(1 if bad else 0)
 PY
 }
 check "allocated == released + orphaned + cache + ring + inflight; inflight - lent == $INFLIGHT" \
-	wait_for 10 conserved
+	wait_for $((10 * SLOW)) conserved
 
 echo "== conventions: group-by, filters, sort, -p, JSON errors"
 run grp --json stats --group-by device
@@ -234,7 +226,7 @@ MON=$!
 "$PPCTL" --json monitor > "$T/monj.out" 2> "$T/monj.err" &
 MONJ=$!
 subscribed() { grep -q watching "$T/mon.err" && grep -q watching "$T/monj.err"; }
-check "monitors subscribed" wait_for 10 subscribed
+check "monitors subscribed" wait_for $((10 * SLOW)) subscribed
 
 run set1 set "$FIRST" --ring-size 64
 show set1.out
@@ -252,7 +244,7 @@ import json, sys
 p = [p for p in json.load(open(sys.argv[1]))["pools"] if p["id"] == int(sys.argv[2])][0]
 assert p["ring_size"] == 64 and p["refill_batch"] == 16, p
 PY
-check "counters still conserved after the resize" wait_for 10 conserved
+check "counters still conserved after the resize" wait_for $((10 * SLOW)) conserved
 run set_missing set 99999 --ring-size 64
 show set_missing.err
 check "set on a missing pool: exit 2, named, with the kernel's reason" \
@@ -277,7 +269,7 @@ want = int(sys.argv[2])
 sys.exit(0 if n["add"] >= want and n["del"] >= want and n["change"] >= 2 else 1)
 PY
 }
-check "monitor --json saw $POOLS del and $POOLS add events, and the two sets" wait_for 30 events
+check "monitor --json saw $POOLS del and $POOLS add events, and the two sets" wait_for $((30 * SLOW)) events
 kill -TERM $MON $MONJ
 wait $MON
 check "monitor ends cleanly on SIGTERM" test $? = 0

@@ -175,12 +175,7 @@ done
 echo "== (b) a socket that never reads ($((SECONDS - t_start)) s in)"
 kill "$reader"; wait "$reader" 2> /dev/null
 echo 600000 > /sys/module/pp_backport/parameters/lend_timeout_ms
-python3 -c 'import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)	# SO_RCVBUFFORCE: hold every page
-s.bind(("0.0.0.0", 7778)); time.sleep(3600)' &
-holder=$!
-wait_for 10 sh -c "ss -Hlun 'sport = :7778' | grep -q ."
+hold_sock 7778 64	# room for every page
 # a fresh pool (new rings), whose lent FIFO (4 x 256) has room
 $PPCTL sim set "$dev" --ring-size 256 > /dev/null
 LEAK=$(pool_of "$dev")
