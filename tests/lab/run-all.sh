@@ -267,7 +267,7 @@ table() {
 row pool-selftest               core          debug  300  selftest
 row unload-with-pages-in-socket core          debug  300  $LAB -- tests/lab/unload-inflight.sh
 row ppctl-e2e                   core          -      300  $LAB --smp 2 -- tests/lab/ppctl-e2e.sh --quick
-row ppsim                       core          -      400  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
+row ppsim                       core          -      600  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim.sh
 row netlink-fuzz                core          -      300  $LAB --smp 2 -- tests/lab/fuzz.sh 20000 2000 1
 row pool-races                  kernel        debug  $((${RACE_TIMEOUT:-840} + 60)) races
 row netlink-fuzz-random         kernel        long    400  $LAB --smp 2 -- tests/lab/fuzz.sh 80000 20000 random
