@@ -36,6 +36,16 @@ def counters(cache=0, ring=0, stack=0, alloc=0, **more):
                  "pages_from_stack": stack, "pages_from_alloc": alloc}, **more)
 
 
+def report_fails(b, why):
+    """b.report() exits non-zero, naming WHY"""
+    try:
+        quiet(b.report)
+    except SystemExit as e:
+        assert e.code and why in str(e.code), e.code
+    else:
+        raise AssertionError(f"report() did not fail ({why})")
+
+
 @case
 def interval_with_a_reset_is_not_usable():
     """a `stats --interval` window with reset: true and null deltas: no hit
@@ -224,12 +234,7 @@ def a_failed_check_fails_the_script_after_the_json():
                   checks=[rlib.check("a recycles", "a", "page_allocs_per_packet", None, 0.01)])
         run_without_sleeps(b, lambda v: {"value": 1.0,
                                           "metrics": {"page_allocs_per_packet": 1.0}})
-        try:
-            quiet(b.report)
-        except SystemExit as e:
-            assert e.code and "a recycles" in str(e.code), e.code
-        else:
-            raise AssertionError("report() did not fail")
+        report_fails(b, "a recycles")
         with open(os.path.join(tmp, "unit.json")) as f:
             c = json.load(f)["checks"][0]
         assert c["result"] == "FAIL" and c["observed"] == 1.0, c
@@ -288,12 +293,7 @@ def a_script_whose_ratio_is_opposite_to_the_seed_fails_after_the_json():
     with tempfile.TemporaryDirectory() as tmp:
         b = bench(tmp, runs=3)
         run_without_sleeps(b, lambda v: {"value": 1.0 if v == "a" else 2.0})
-        try:
-            quiet(b.report)
-        except SystemExit as e:
-            assert e.code and "a/b: opposite to the seed" in str(e.code), e.code
-        else:
-            raise AssertionError("report() passed a ratio opposite to its seed")
+        report_fails(b, "a/b: opposite to the seed")
         with open(os.path.join(tmp, "unit.json")) as f:
             r = json.load(f)["ratios"]["a/b"]
         assert r["verdict"] == "opposite" and r["judgement"] == "FAIL", r
