@@ -273,9 +273,9 @@ row pool-races                  kernel        debug  $((${RACE_TIMEOUT:-840} + 6
 row netlink-fuzz-random         kernel        long    400  $LAB --smp 2 -- tests/lab/fuzz.sh 80000 20000 random
 row ppsim-mtu                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-mtu.sh
 row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-rss.sh
-row ppsim-xdp                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
+row ppsim-xdp                   kernel        -      450  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
 row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
-row holders                     kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/holders.sh
+row holders                     kernel        -      600  $LAB --smp 2 --mem 1536 -- tests/lab/holders.sh
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/tier/harness-cache.sh debug-detect $HARNESS_IN kmod/tests/pp_faultprobe.c tests/lab/debug-detect.sh "@$HARNESS_IMAGE" -- tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
 row ppctld                      tools         -      900  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
