@@ -105,14 +105,19 @@ drv_line_field() { # field
 
 # The point releases of LINE (default: drv_line) that every driver built for
 # TARGET lists as tested (tested_LINE= in drivers/*/driver.conf), sorted.
+# drv_claims DRIVER.CONF LINE: the releases of LINE it claims (tested_LINE=).
+drv_claims() {
+	local var=tested_${2//./_}
+	# shellcheck disable=SC1090
+	(. "$1" && echo "${!var:-}")
+}
+
 drv_tested() { # target [line]
 	local line=${2:-$(drv_line)} c v have=''
-	local var=tested_${line//./_}
 	for c in "$PPKIT_ROOT"/drivers/*/driver.conf; do
 		grep -q "^config_$(drv_conf "$1")=" "$c" || continue
 		[ -f "$(dirname "$c")/$line/series" ] || continue
-		# shellcheck disable=SC1090
-		v=$(. "$c"; echo "${!var:-}")
+		v=$(drv_claims "$c" "$line")
 		if [ -z "$have" ]; then
 			have=" $v "
 		else

@@ -211,14 +211,12 @@ $drift"
 # "LINE RELEASE" for every point release a driver's series is tested on
 # (tested_LINE= of drivers/*/driver.conf, for each line with a series).
 tested_releases() {
-	local c d line var
+	local c d line v
 	for c in "$PPKIT_ROOT"/drivers/*/driver.conf; do
 		d=$(dirname "$c")
 		for line in $(cd "$d" && ls -d [0-9]*.[0-9]* 2>/dev/null); do
 			[ -f "$d/$line/series" ] || continue
-			var=tested_${line//./_}
-			# shellcheck disable=SC1090
-			(. "$c"; for v in ${!var:-}; do echo "$line $v"; done)
+			for v in $(drv_claims "$c" "$line"); do echo "$line $v"; done
 		done
 	done | sort -uV
 }

@@ -33,9 +33,7 @@ for conf in drivers/*/driver.conf; do
 	path=$(sed -n 's/^path=//p' "$conf")
 	while read -r line rel src; do
 		[ -f "drivers/$drv/$line/series" ] || continue
-		var=tested_${line//./_}
-		# shellcheck disable=SC1090
-		claimed=$(. "$conf"; echo " ${!var:-} ")
+		claimed=" $(drv_claims "$conf" "$line") "
 		case $claimed in *" $rel "*) ;; *) continue ;; esac
 		ver=$(make -s -C "$src" kernelversion 2>/dev/null)
 		if [ "$ver" != "$rel" ]; then
