@@ -3,8 +3,8 @@
 
     tests/tier/critical.py TIMELINE.tsv [--total SECONDS]
 
-TIMELINE.tsv: one line per step, NAME SLOT START END (seconds since the
-tier began).  The steps of a slot run one after another; the slots run side
+TIMELINE.tsv: one line per step, NAME SLOT START END [CPU] (seconds since
+the tier began; CPU: the step's user and system time, in seconds).  The steps of a slot run one after another; the slots run side
 by side.  The critical path is the chain that ends last: from the step that
 ended last, back through the step of the same slot (or, where the slot
 waited for another, of any slot) that ended latest before it began.  Each
@@ -21,10 +21,11 @@ def read(path):
     with open(path, encoding='utf-8') as f:
         for line in f:
             cols = line.rstrip('\n').split('\t')
-            if len(cols) != 4:
+            if len(cols) < 4:
                 continue
             try:
-                steps.append((cols[0], cols[1], int(cols[2]), int(cols[3])))
+                steps.append((cols[0], cols[1], int(cols[2]), int(cols[3]),
+                              int(cols[4]) if len(cols) > 4 else 0))
             except ValueError:
                 continue
     return steps
@@ -68,7 +69,7 @@ def main():
     print('=== critical path (start offset, seconds; a gap is a wait)')
     t = 0
     waited = 0
-    for name, slot, start, end in path:
+    for name, slot, start, end, _cpu in path:
         if start > t:
             print(f'  {t:>5}  {start - t:>5}  (waiting)')
             waited += start - t
@@ -78,6 +79,11 @@ def main():
     print(f'critical path: {t} s of {total} s, {waited} s of it waiting; '
           f'slots: ' + ', '.join(f'{sl} {max(s[3] for s in steps if s[1] == sl)} s'
                                  for sl in sorted({s[1] for s in steps})))
+    cpu = sum(s[4] for s in steps)
+    if cpu:
+        # the machine's cores bound the tier from below: CPU / cores
+        print(f'cpu: {cpu} s in the steps; the most: ' +
+              ', '.join(f'{s[0]} {s[4]} s' for s in sorted(steps, key=lambda s: -s[4])[:8]))
     return 0
 
 

@@ -37,12 +37,17 @@ timeout --foreground -k 30 "$limit" "$@" 2>&1 | tee "$log" | sed -u 's/^/    /'
 rc=${PIPESTATUS[0]}
 secs=$((SECONDS - t0))
 after=$(wc -l 2>/dev/null < "$PPKIT_RESULTS" || echo 0)
-# the tier's timeline (tests/tier/critical.py): NAME SLOT START END, in
-# seconds since the tier began (PPKIT_T0, epoch seconds)
+# the tier's timeline (tests/tier/critical.py): NAME SLOT START END CPU, in
+# seconds since the tier began (PPKIT_T0, epoch seconds); CPU: the user and
+# system time of the step's processes (bash's times: the children waited for)
 if [ -n "${PPKIT_T0:-}" ]; then
 	end=$(date +%s)
-	printf '%s\t%s\t%s\t%s\n' "$name" "${PPKIT_SLOT:-host}" $((end - secs - PPKIT_T0)) \
-		$((end - PPKIT_T0)) >> "$(dirname "$PPKIT_RESULTS")/timeline.tsv"
+	# times in this shell (a command substitution's subshell has no children)
+	times > "$log.times"
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' "$log.times")
+	rm -f "$log.times"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "${PPKIT_SLOT:-host}" $((end - secs - PPKIT_T0)) \
+		$((end - PPKIT_T0)) "${cpu:-0}" >> "$(dirname "$PPKIT_RESULTS")/timeline.tsv"
 fi
 
 note=
