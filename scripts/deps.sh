@@ -49,11 +49,14 @@ FOREIGN=(arm64 armhf)
 
 missing=()
 newarch=()
+# read whole before matching: under pipefail, grep -q leaving early
+# kills dpkg with SIGPIPE and an architecture present looked missing
+foreign=$(dpkg --print-foreign-architectures)
 for a in "${FOREIGN[@]}"; do
-	dpkg --print-foreign-architectures | grep -qx "$a" || newarch+=("$a")
+	grep -qx "$a" <<< "$foreign" || newarch+=("$a")
 done
 for p in "${PKGS[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+	if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != *'ok installed'* ]]; then
 		missing+=("$p")
 	fi
 done
