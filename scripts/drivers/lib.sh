@@ -131,15 +131,48 @@ drv_tested() { # target [line]
 	echo "$have" | tr ' ' '\n' | grep . | sort -uV | tr '\n' ' ' | sed 's/ $//'
 }
 
+# apt-cache ARGS (its error output dropped), the answer kept for as long
+# as the package lists, dpkg's status and apt's sources stay as they are.
+# Where apt keeps no cache of its own (Dir::Cache::pkgcache "", as in
+# Debian's container images) each call rebuilds it: 3 to 7 s a call on a
+# 2-core machine, and choosing a cross target's kernel takes a dozen calls.
+drv_apt_cache() {
+	local dir=$PPKIT_CACHE/apt-answers key rc
+	key=$({
+		printf '%s\n' "$@"
+		stat -c '%n %Y %s' /var/lib/apt/lists/* /var/lib/dpkg/status /etc/apt/sources.list \
+			/etc/apt/sources.list.d/* /etc/apt/preferences.d/* 2>/dev/null
+	} | sha256sum | cut -c1-16)
+	if [ -f "$dir/$key" ]; then
+		cat "$dir/$key"
+		return
+	fi
+	# a cache this user cannot write to: ask apt every time
+	if ! mkdir -p "$dir" 2> /dev/null || [ ! -w "$dir" ]; then
+		apt-cache "$@" 2> /dev/null
+		return
+	fi
+	# answers of other states of the lists go after a day
+	find "$dir" -type f -mmin +1440 -delete 2> /dev/null || true
+	rc=0
+	apt-cache "$@" > "$dir/$key.$$" 2> /dev/null || rc=$?
+	cat "$dir/$key.$$"
+	# a failed query (a package the lists do not have) is asked again
+	if [ $rc = 0 ]; then mv "$dir/$key.$$" "$dir/$key"; else rm -f "$dir/$key.$$"; fi
+	return $rc
+}
+
 # The 6.1 kernels of a cross target's flavour in the package lists, one
 # "KREL PKGVER" a line, oldest first.
 drv_offered() { # target
-	local flav debarch n v
+	local flav debarch names
 	flav=$(drv_flavour "$1") debarch=$(drv_debarch "$1")
-	for n in $(apt-cache search --names-only "^linux-image-6\.1\.0-[0-9]+-$flav\$" 2>/dev/null | awk '{ print $1 }'); do
-		v=$(apt-cache show --no-all-versions "$n:$debarch" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
-		[ -n "$v" ] && echo "${n#linux-image-} $v"
-	done | sort -V -k2
+	names=$(drv_apt_cache search --names-only "^linux-image-6\.1\.0-[0-9]+-$flav\$" | awk '{ print $1 ":'"$debarch"'" }')
+	[ -n "$names" ] || return 0
+	# shellcheck disable=SC2086
+	drv_apt_cache show --no-all-versions $names |
+		awk '/^Package: / { p = $2 } /^Version: / && p { sub(/^linux-image-/, "", p); print p, $2; p = "" }' |
+		sort -V -k2
 }
 
 # Kernel release of a target: the x86 lab kernel, or for arm64 and armhf the
@@ -175,7 +208,7 @@ drv_krel() {
 	debarch=$(drv_debarch "$1")
 	tested=$(drv_tested "$1")
 	offered=$(drv_offered "$1")
-	dep=$(apt-cache depends "linux-image-$flav:$debarch" 2>/dev/null |
+	dep=$(drv_apt_cache depends "linux-image-$flav:$debarch" |
 		sed -n "s/^ *Depends: linux-image-\(6\.1\.[0-9.-]*-$flav\)\(:.*\)\?$/\1/p" | head -1)
 	[ -n "$dep$offered" ] || die "no linux-image-$flav:$debarch in the package lists: run scripts/deps.sh"
 	[ -n "$dep" ] && cand=$(echo "$offered" | awk -v k="$dep" '$1 == k { print $2 }')
@@ -212,7 +245,7 @@ drv_pkgver() {
 		return
 	fi
 	v=$(dpkg-query -W -f='${Version}' "linux-image-$krel" 2>/dev/null || true)
-	[ -n "$v" ] || v=$(apt-cache show --no-all-versions "linux-image-$krel:$debarch" 2>/dev/null |
+	[ -n "$v" ] || v=$(drv_apt_cache show --no-all-versions "linux-image-$krel:$debarch" |
 		sed -n 's/^Version: //p' | head -1)
 	[ -n "$v" ] || die "cannot find the package version of linux-image-$krel"
 	echo "$v"

@@ -50,7 +50,7 @@ fetch_debs() { # pkg:arch...
 		*:*) grep -qx "${name#*:}" <<< "$(dpkg --print-foreign-architectures)" ||
 			die "$name: the ${name#*:} architecture is not added to dpkg: run scripts/deps.sh" ;;
 		esac
-		if ! grep -qx -- "${ver:-.*}" <<< "$(apt-cache madison "$name" 2>/dev/null |
+		if ! grep -qx -- "${ver:-.*}" <<< "$(drv_apt_cache madison "$name" |
 			awk -F'|' '{ gsub(/ /, "", $2); print $2 }')"; then
 			die "$name${ver:+ $ver} is not in the package lists: Debian's archive drops old point releases (apt-cache policy $name shows what it has); run scripts/deps.sh to refresh the lists, then build again"
 		fi
@@ -227,9 +227,9 @@ tested_releases() {
 source_pkgver() { # line release
 	local v
 	if [ "$1" = 6.1 ]; then
-		v=$(apt-cache madison linux-source-6.1 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
+		v=$(drv_apt_cache madison linux-source-6.1 | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
 			awk -F- -v r="$2" '$1 == r' | sort -V | tail -n 1)
-		[ -n "$v" ] || die "linux-source-6.1 of $2 is not in the package lists (they have: $(apt-cache madison linux-source-6.1 2>/dev/null |
+		[ -n "$v" ] || die "linux-source-6.1 of $2 is not in the package lists (they have: $(drv_apt_cache madison linux-source-6.1 |
 			awk -F'|' '{ gsub(/ /, "", $2); printf "%s ", $2 }')); a series claims $2 (tested_6_1= in drivers/*/driver.conf): refresh the lists (scripts/deps.sh), or take the release out of the claim"
 	else
 		v=$(DRV_LINE=$1 drv_line_field 4)
