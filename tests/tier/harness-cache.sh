@@ -9,7 +9,8 @@
 #
 #   tests/tier/harness-cache.sh NAME INPUT... -- COMMAND...
 #
-# INPUT: files or folders of the tree (every file under a folder), or
+# INPUT: files or folders of the tree (every file git tracks under a
+# folder; every file, outside a git checkout), or
 # @PATH for a file outside it whose identity (size, mtime) is enough (a
 # kernel image).  Prints "lab: note: ..." (the row's note in
 # tests/lab/run-all.sh) when it reuses a pass.
@@ -26,12 +27,20 @@ done
 shift
 [ $# -gt 0 ] || { echo "harness-cache: no command" >&2; exit 2; }
 
+git=0
+git rev-parse --is-inside-work-tree > /dev/null 2>&1 && git=1
 key=$({
 	echo "$name $*"
 	for i in "${inputs[@]}"; do
 		case $i in
 		@*) stat -L -c '%n %s %Y' "${i#@}" 2>&1 ;;
-		*) find "$i" -type f -print0 2>&1 | sort -z | xargs -0 sha256sum 2>&1 ;;
+		# the tree's own files: a build's objects (kmod/ is built in
+		# place, its .cmd files name the clone's path) are no input
+		*) if [ "$git" = 1 ]; then
+			git ls-files -z -- "$i"
+		else
+			find "$i" -type f -print0
+		fi 2>&1 | sort -z | xargs -0 sha256sum 2>&1 ;;
 		esac
 	done
 	qemu-system-x86_64 --version | head -n 1
