@@ -214,8 +214,19 @@ for p in json.load(open(sys.argv[1]))["panels"]:
 	for t in p["targets"]:
 		print(f"{p['title']}\t{t['expr'].replace('$instance', '.*')}")
 PY
+# what a panel with no data had to show: every pool's lent pages, as ppctl sees them
+lent_now() {
+	$PPCTL --json stats | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["pools"]:
+    g = p["gauges"]
+    print(f"# pool {p["id"]}: inflight {g["inflight"]} lent_pages {g["lent_pages"]}"
+          f" lent_held {g.get("lent_held")} lent_oldest_ms {g.get("lent_oldest_ms")}")'
+}
 while IFS=$'\t' read -r title expr; do
+	f0=$failn
 	check "(c) panel '$title' has data: $expr" wait_for 15 has "$expr"
+	[ "$failn" = "$f0" ] || lent_now
 done < "$T/panels.txt"
 
 $PPCTL sim gen stop "$dev" > /dev/null
