@@ -16,12 +16,12 @@
 #   while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
 #   matrix, static checks, load tests, the Orange Pi PC), the core boot also
-#   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after 6.1's,
-#   beside the host steps and the drivers), the board tarballs,
+#   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after the
+#   drivers), the board tarballs and the README's board flow,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, as
-#   two guests side by side: extra-kernel, the race tests and ppsim's
-#   paths, and extra-rest, ppctld, Prometheus, the lab's own checks and the stress
-#   suite; the board tarballs and the README's board flow beside them) and, when
+#   two guests in two slots: extra-kernel, the race tests and ppsim's
+#   paths, and extra-rest, ppctld, Prometheus, the lab's own checks and the
+#   stress suite), make run's demo and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
 #   on it (the selftest, the race tests, unload, the detectors' canary).
 #
@@ -75,18 +75,20 @@ bg() {
 	bgrun "$name" step "$@"
 }
 
-# The lab's core boot on 6.1, then (make test) on other lines of the kernel
-# matrix, each with its modules: one guest after the other, never two at
-# once (the scenarios share files under build/lab), beside the host steps.
+# The lab's core boot on 6.1 and (make test) on other lines of the kernel
+# matrix, each with its modules: one guest after the other in a slot, never
+# two core boots at once (they share files under build/lab).
 # TEST_LINES (default "6.12 5.10"): which lines; make test-matrix runs
 # every scenario on every line.  ppctl-e2e (ppctl against our netlink
 # family, the same code on every line; ppsim's and the fuzzer's rows use the
 # family there too) runs on 6.1's core boot only in make test.
 LINES=()
 [ "$TIER" = test ] && read -ra LINES <<< "${TEST_LINES-6.12 5.10}"
-core_boots() {
-	local line
+core_boot() {
 	step --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
+}
+other_lines() {
+	local line
 	for line in "${LINES[@]}"; do
 		step "build-modules-$line" host 900 make --no-print-directory modules KVER="$line" &&
 			step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" LEAVE_OUT=ppctl-e2e CORE_QUICK=1 \
@@ -125,18 +127,23 @@ debug_row() {
 	fi
 }
 
-# make test's three slots, side by side:
-#   host    deps, the builds, the host checks, the drivers, then the lab's
-#           extra-rest (ppctld, Prometheus, the lab's checks, stress)
-#   lab     the core boots (6.1, then the other lines), then extra-kernel
-#           (the race tests, ppsim's paths: they need only the modules and
-#           the tools), then the debug subset, then make run's demo
+# make test's three slots, side by side, each a chain of steps, filled to
+# end together (the steps' times: build/results/test-last/timeline.tsv,
+# tests/tier/critical.py):
+#   host    deps, the builds, the host checks, the drivers, then the core
+#           boots of the other lines (their modules are built there)
+#   lab     the core boot on 6.1, then extra-kernel (the race tests,
+#           ppsim's paths: they need only the modules and the tools), then
+#           the debug subset, then make run's demo
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
-#           tarballs and the README's board flow, then kmod/ in-tree
+#           tarballs and the README's board flow, then kmod/ in-tree, then
+#           the lab's extra-rest (ppctld, Prometheus, the lab's own checks,
+#           stress: the scenarios of extra-kernel and extra-rest never write
+#           each other's files under build/lab)
 # make check: the host checks beside the core boot.
 lab_slot() {
-	core_boots
+	core_boot
 	[ "$TIER" = test ] || return 0
 	step --rows lab-kernel "debian 6.1" 3600 tests/lab/run-all.sh extra-kernel
 	if debug_subset; then
@@ -155,9 +162,9 @@ boards_slot() {
 	await boards-inputs 3600
 	step boards host 1800 make --no-print-directory test-boards BOARD_FLOW=no
 	step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
-	# kmod/ in Debian's own kernel tree, on the host: the slot's guests
-	# are done, and its share of the two cores is free
+	# kmod/ in Debian's own kernel tree, on the host
 	step intree host 1800 scripts/intree/test.sh
+	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra-rest
 }
 
 if [ "$TIER" = test ]; then
@@ -182,7 +189,7 @@ if [ "$TIER" = test ]; then
 	ready boards-inputs
 	step asan host 1800 make --no-print-directory test-asan
 	step --rows drivers host 4800 tests/drivers/run.sh
-	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra-rest
+	other_lines
 fi
 bgwait
 
