@@ -99,12 +99,23 @@ static unsigned int ppb_hold_bucket(unsigned int ms)
 	return b;
 }
 
+static bool ppb_lent_marked(struct ppb_pool *pool, struct page *page)
+{
+	unsigned long mark = READ_ONCE(page->index);
+
+	return mark == PPB_PAGE_LENT ||
+	       (mark == PPB_PAGE_UNMAPPED && READ_ONCE(pool->destroyed));
+}
+
 /*
  * Calls @fn for each of the pool's lent pages the stack still holds, up to
  * @cap of them; returns the FIFO's length as read.  The allocating context
  * may be lending and reclaiming meanwhile: an entry may be newer than the
  * range read (the FIFO wraps while we read), so only a page still marked
- * lent counts.  Under RCU: a resize frees the old FIFO after a grace period.
+ * lent counts; a destroyed pool's lent pages are marked unmapped instead
+ * (ppb_pool_destroy() unmaps them), and its FIFO no longer changes but
+ * under the registry lock.  Under RCU: a resize frees the old FIFO after a
+ * grace period.
  */
 static __always_inline u32
 ppb_lent_scan(struct ppb_pool *pool, u32 cap,
@@ -122,8 +133,7 @@ ppb_lent_scan(struct ppb_pool *pool, u32 cap,
 		struct ppb_lent *e = &f->e[i & f->mask];
 		struct page *page = READ_ONCE(e->page);
 
-		if (!page || READ_ONCE(page->index) != PPB_PAGE_LENT ||
-		    ppb_stack_done(pool, page))
+		if (!page || !ppb_lent_marked(pool, page) || ppb_stack_done(pool, page))
 			continue;
 		fn(arg, page, READ_ONCE(e->since));
 		n++;

@@ -1189,7 +1189,8 @@ static void test_destroy_stack_inflight(void)
 	struct ppb_stats s;
 	struct sk_buff *skb;
 	struct page *page;
-	u32 id;
+	u64 oldest_ms;
+	u32 id, held;
 
 	if (!pool)
 		return;
@@ -1198,6 +1199,9 @@ static void test_destroy_stack_inflight(void)
 	ppb_pool_destroy(pool);
 	EXPECT(ppb_pool_stats_by_id(id, &s) == 0 && s.lent_pages == 1,
 	       "waits for the page the stack holds");
+	/* unmapped at destroy, still held: its age is still reported */
+	ppb_pool_held_pages(pool, &held, &oldest_ms);
+	EXPECT(held == 1, "the held page is still seen after destroy: %u held", held);
 	consume_skb(skb);		/* the stack lets go, late */
 	EXPECT(st_wait_gone(id, 3000), "pool freed once the stack let go");
 }
