@@ -23,9 +23,10 @@
 # SUITE: core (make check), lab (core, kernel, tools), stress, extra (all
 # but the core boot and the rows marked long, each a long form of a check
 # make test makes: make test runs the core boot with make check's steps),
-# extra-kernel and extra-rest (extra's kernel group, and the rest: make
-# test runs the two side by side, two guests at a time; the scenarios of
-# one never write the files of the other's under build/lab),
+# extra-kernel and extra-rest (extra's kernel group, and the rest:
+# extra-tools and extra-stress, its two groups; make test runs them in
+# its slots side by side, guests of two at a time; the scenarios of one
+# group never write the files of another's under build/lab),
 # all, or debug-subset (the rows marked debug: what make test runs on the debug
 # kernel when it is cached; each alone).
 # A row for one kernel only (GROUP:debian, GROUP:debug, GROUP:6.12) on
@@ -36,6 +37,7 @@
 # --list prints the scenarios a suite would run; ONLY=NAME runs just that
 # row, alone; LEAVE_OUT="NAME..." leaves those rows out, each a "not run"
 # row with LEAVE_WHY as its reason (make test: the other lines' core boots);
+# PART="NAME..." runs only those rows of SUITE (their "not run" rows too).
 # CORE_QUICK=1 runs the core boot's quick forms (tests/lab/core.sh).  LAB_KERNEL=debug: every guest boots the debug kernel
 # (scripts/lab/debug-kernel.sh) and its modules (build/kmod-debug); time
 # limits are then LAB_SLOW (default 4) times longer.  LAB_KERNEL=5.10|6.12:
@@ -69,8 +71,10 @@ all) GROUPS_RUN="core kernel tools stress" ;;
 extra) GROUPS_RUN="kernel tools stress" ;;
 extra-kernel) GROUPS_RUN="kernel" ;;
 extra-rest) GROUPS_RUN="tools stress" ;;
+extra-tools) GROUPS_RUN="tools" ;;
+extra-stress) GROUPS_RUN="stress" ;;
 debug-subset) GROUPS_RUN="" ;;
-*) echo "run-all: unknown suite '$SUITE': core, lab, stress, extra, extra-kernel, extra-rest, all or debug-subset" >&2; exit 2 ;;
+*) echo "run-all: unknown suite '$SUITE': core, lab, stress, extra, extra-kernel, extra-rest (extra-tools and extra-stress), all or debug-subset" >&2; exit 2 ;;
 esac
 KERNEL=${LAB_KERNEL:-debian}
 SLOW=1
@@ -188,6 +192,9 @@ row() {
 		[ "$subset" = debug ] || return 0
 	else
 		case " $GROUPS_RUN " in *" $group "*) ;; *) return 0 ;; esac
+		# PART="NAME...": only those rows of the suite (make test runs
+		# extra-kernel in parts, in its slots)
+		[ -z "${PART:-}" ] || [[ " $PART " = *" $name "* ]] || return 0
 		# the debug subset runs it where it matters more
 		[ "${LAB_DEBUG_RUNS:-0}" = 1 ] && [ "$subset" = debug ] && [ "$group" != core ] && return 0
 		if [[ "$SUITE" = extra* ]] && [ "$subset" = long ]; then

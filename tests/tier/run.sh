@@ -129,29 +129,35 @@ debug_row() {
 
 # make test's three slots, side by side, each a chain of steps, filled to
 # end together (the steps' times: build/results/test-last/timeline.tsv,
-# tests/tier/critical.py):
-#   host    deps, the builds, the host checks, the drivers, then the core
-#           boots of the other lines (their modules are built there)
-#   lab     the core boot on 6.1, then extra-kernel (the race tests,
-#           ppsim's paths: they need only the modules and the tools), then
-#           the debug subset, then make run's demo
+# tests/tier/critical.py).  The scenarios that drive ppsim share files
+# under build/lab (tests/lab/ppsim-lib.sh's books): they stay in one slot,
+# one after another; the others write their own.
+#   host    deps, the builds, the host checks, the drivers, then the race
+#           tests (extra-kernel's pool-races) and the stress suite
+#           (extra-stress)
+#   lab     the core boot on 6.1, ppsim's MTU, RSS, XDP and IRQ paths
+#           (extra-kernel's ppsim rows), the core boots of the other lines
+#           (6.12 with the netdev-family row, then 5.10), then the debug
+#           subset, holders (extra-kernel's), then make run's demo
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
 #           tarballs and the README's board flow, then kmod/ in-tree, then
-#           the lab's extra-rest (ppctld, Prometheus, the lab's own checks,
-#           stress: the scenarios of extra-kernel and extra-rest never write
-#           each other's files under build/lab)
+#           the lab's extra-tools (ppctld, Prometheus, the lab's checks)
 # make check: the host checks beside the core boot.
 lab_slot() {
 	core_boot
 	[ "$TIER" = test ] || return 0
-	step --rows lab-kernel "debian 6.1" 3600 tests/lab/run-all.sh extra-kernel
+	step --rows lab-ppsim "debian 6.1" 1800 env \
+		PART="ppsim-mtu ppsim-rss ppsim-xdp ppsim-irq-race netlink-fuzz-random debug-kernel-catches-bugs" \
+		tests/lab/run-all.sh extra-kernel
+	other_lines
 	if debug_subset; then
 		step build-modules-debug host 900 make --no-print-directory modules-debug
 		LAB_KERNEL=debug step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
 	else
 		debug_row
 	fi
+	step --rows lab-holders "debian 6.1" 900 env PART=holders tests/lab/run-all.sh extra-kernel
 	# make run, the README's first command: its demo's lab parts (its
 	# selftest and Orange Pi parts are the rows pool-selftest and
 	# drivers: orangepi, the same scripts)
@@ -164,7 +170,7 @@ boards_slot() {
 	step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
 	# kmod/ in Debian's own kernel tree, on the host
 	step intree host 1800 scripts/intree/test.sh
-	step --rows lab "debian 6.1" 3600 tests/lab/run-all.sh extra-rest
+	step --rows lab-tools "debian 6.1" 3600 tests/lab/run-all.sh extra-tools
 }
 
 if [ "$TIER" = test ]; then
@@ -189,7 +195,8 @@ if [ "$TIER" = test ]; then
 	ready boards-inputs
 	step asan host 1800 make --no-print-directory test-asan
 	step --rows drivers host 4800 tests/drivers/run.sh
-	other_lines
+	step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel
+	step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh extra-stress
 fi
 bgwait
 
