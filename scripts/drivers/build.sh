@@ -171,7 +171,8 @@ sparse_run() {
 		echo "$t $krel $pkgver $srcver $margs"
 		for a in "$@"; do
 			case $a in
-			KBUILD_EXTRA_SYMBOLS=*) sym=${a#*=}; cut -f1-3 "$sym" ;;
+			# CRC and name: the third field is the clone's path
+			KBUILD_EXTRA_SYMBOLS=*) sym=${a#*=}; cut -f1,2 "$sym" ;;
 			PPKIT_INCLUDE=*) ;;
 			*) echo "$a" ;;
 			esac
@@ -179,7 +180,7 @@ sparse_run() {
 		sparse --version
 		${ccache_cc:-gcc} --version 2>/dev/null | head -n 1
 		(cd "$dir" && find . -type f \( -name '*.[ch]' -o -name Makefile -o -name Kbuild -o -name Kconfig \) \
-			-print0 | sort -z | xargs -0 sha256sum)
+			! -name '*.mod.c' -print0 | sort -z | xargs -0 sha256sum)
 		(cd "$PPKIT_ROOT" && git ls-files -z kmod/include 2>/dev/null | xargs -0 sha256sum)
 		cat "$PPKIT_ROOT/scripts/drivers/build.sh" "$PPKIT_ROOT/scripts/drivers/lib.sh"
 	} | sha256sum | cut -c1-16)
