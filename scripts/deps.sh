@@ -97,10 +97,12 @@ prepare_kernels() {
 }
 
 # The package lists, fresh: the drivers look kernel versions up in them, and
-# Debian's archive moves to new point releases.  Older than an hour (or
-# never fetched) means apt-get update, even with every package present.
+# Debian's archive moves to new point releases (every few weeks).  Older
+# than a day, as apt's own daily timer keeps them (or never fetched, or
+# DEPS_UPDATE=1), means apt-get update, even with every package present:
+# a minute or two of a warm make test otherwise.
 STAMP=/var/cache/ppkit/apt-updated
-lists_stale() { [ -z "$(find "$STAMP" -mmin -60 2>/dev/null)" ]; }
+lists_stale() { [ "${DEPS_UPDATE:-0}" = 1 ] || [ -z "$(find "$STAMP" -mmin -1440 2>/dev/null)" ]; }
 update_lists() {
 	# A mirror caught mid-sync fails one list ("File has unexpected size") and
 	# apt-get update exits 100; the lists it did fetch are still good, and an
@@ -113,10 +115,10 @@ if [ ${#missing[@]} -eq 0 ] && [ ${#newarch[@]} -eq 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages present"
 	if lists_stale; then
 		if [ "$(id -u)" -eq 0 ]; then
-			echo "deps: package lists older than an hour: apt-get update"
+			echo "deps: package lists older than a day: apt-get update"
 			update_lists
 		else
-			echo "deps: package lists older than an hour, and not root: kernel versions come from them as they are" >&2
+			echo "deps: package lists older than a day, and not root: kernel versions come from them as they are" >&2
 		fi
 	fi
 	prepare_drivers
