@@ -18,10 +18,9 @@
 #   matrix, static checks, load tests, the Orange Pi PC), the core boot also
 #   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after the
 #   drivers), the board tarballs and the README's board flow,
-#   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, as
-#   two guests in two slots: extra-kernel, the race tests and ppsim's
-#   paths, and extra-rest, ppctld, Prometheus, the lab's own checks and the
-#   stress suite), make run's demo and, when
+#   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, in
+#   parts spread over the three slots below: extra-kernel's ppsim rows,
+#   races and holders, extra-tools and extra-stress), make run's demo and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
 #   on it (the selftest, the race tests, unload, the detectors' canary).
 #
