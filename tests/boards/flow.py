@@ -32,6 +32,8 @@ ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(ROOT, 'scripts', 'lab'))
 import board as boardlib  # noqa: E402
 import forbidden  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'lab'))
+from checks import Checks, wait_for  # noqa: E402
 
 LOG = os.path.join(ROOT, 'build', 'boards', 'flow.log')
 
@@ -57,7 +59,7 @@ def readme_commands():
 class Transcript:
     def __init__(self):
         self.lines = []
-        self.failed = []
+        self.checks = Checks('flow', say=self.say)
 
     def say(self, s):
         print(s, flush=True)
@@ -78,20 +80,7 @@ class Transcript:
         return r
 
     def check(self, ok, what):
-        self.say(f'{"ok" if ok else "not ok"} - {what}')
-        if not ok:
-            self.failed.append(what)
-        return ok
-
-
-def until(fn, seconds, step=2):
-    """FN() until it returns a true value or SECONDS pass; its last value."""
-    deadline = time.monotonic() + seconds
-    while True:
-        v = fn()
-        if v or time.monotonic() > deadline:
-            return v
-        time.sleep(step)
+        return self.checks.check(ok, what)
 
 
 def main():
@@ -133,14 +122,14 @@ def main():
     tr.check(bool(log) and not bad, 'the board\'s kernel log has no splat' +
              (':\n  ' + '\n  '.join(bad[:5]) if bad else ''))
     total = time.monotonic() - t_start
-    verdict = 'FAIL' if tr.failed else 'PASS'
-    tr.say(f'flow: {verdict} ({total:.0f} s)')
+    tr.say(f'flow: {total:.0f} s')
+    rc = tr.checks.finish()
     os.makedirs(os.path.dirname(LOG), exist_ok=True)
     with open(LOG, 'w') as f:
         f.write('\n'.join(tr.lines) + '\n')
     if not args.keep:
         subprocess.run(['rm', '-rf', work])
-    return 1 if tr.failed else 0
+    return rc
 
 
 def board_daemon_checks(tr, b):
@@ -166,7 +155,7 @@ def board_daemon_checks(tr, b):
             return None
         n = len(doc.get('points', []))
         return (pools[0]['id'], n) if n >= 2 else None
-    h = until(history, 60)
+    h = wait_for(60, history, 2)
     tr.check(bool(h), 'ppctld samples the pool: ppctl history gives its points' +
              (f' (pool {h[0]}: {h[1]} points)' if h else ''))
     r = tr.run('ssh board python3 -c \'"import urllib.request as u; '

@@ -41,6 +41,8 @@ sys.path.insert(0, os.path.join(ROOT, 'scripts', 'regress'))
 import board as boardlib  # noqa: E402
 import rlib  # noqa: E402
 import forbidden  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'lab'))
+from checks import Checks  # noqa: E402
 
 OUT = os.path.join(ROOT, 'build', 'boards', 'regress')
 PEER = f'root@{boardlib.PEER_LINK}'
@@ -95,14 +97,11 @@ def main():
     # under the repository: the peer, a lab guest, sees it (not the host's /tmp)
     work = tempfile.mkdtemp(prefix='regress-', dir=os.path.dirname(OUT))
     os.makedirs(OUT, exist_ok=True)
-    failed = []
     t0 = time.monotonic()
+    checks = Checks('board regress')
 
     def step(what, ok):
-        print(f'{"ok" if ok else "not ok"} - {what}', flush=True)
-        if not ok:
-            failed.append(what)
-        return ok
+        return checks.check(ok, what)
 
     try:
         with boardlib.Board(work) as b:
@@ -164,9 +163,8 @@ def main():
             step(f'{sc}.json came back from the board', False)
     if not args.keep:
         subprocess.run(['rm', '-rf', work])
-    print(f'board regress: {"FAIL" if failed else "PASS"} ({time.monotonic() - t0:.0f} s); '
-          f'results in {OUT}', flush=True)
-    return 1 if failed else 0
+    print(f'board regress: {time.monotonic() - t0:.0f} s; results in {OUT}', flush=True)
+    return checks.finish()
 
 
 if __name__ == '__main__':

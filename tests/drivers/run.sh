@@ -37,6 +37,8 @@
 #                                       test-matrix)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/tier/results.sh
+. tests/tier/results.sh
 # this run's logs (build/drivers/results links to the last run's)
 OUT=build/drivers/runs/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$OUT"
@@ -61,9 +63,8 @@ lane() {
 	if [ "${DRV_LINE:-6.1}" != 6.1 ]; then
 		row=${name%-"$DRV_LINE"} col="debian $DRV_LINE"
 	fi
-	[ -z "${PPKIT_RESULTS:-}" ] ||
-		printf 'drivers: %s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$col" \
-			"$([ $rc -eq 0 ] && echo pass || echo FAIL)" $((SECONDS - t0)) "$limit" "$note" >> "$PPKIT_RESULTS"
+	results_row "${PPKIT_RESULTS:-}" "drivers: $row" "$col" \
+		"$([ $rc -eq 0 ] && echo pass || echo FAIL)" $((SECONDS - t0)) "$limit" "$note"
 	if [ $rc -eq 0 ]; then
 		echo "=== drivers: $name: PASS ($((SECONDS - t0)) s)"
 		pass=$((pass + 1))
@@ -107,9 +108,8 @@ orangepi() {
 		xdp=
 		# by design, not a gap of this machine: a "not run" row
 		echo "not run: XDP phases: the line's stmmac has no XDP (no ndo_bpf in $src)"
-		[ -z "${PPKIT_RESULTS:-}" ] ||
-			printf 'drivers: orangepi: XDP phases\tdebian %s\tnot run\t-\t-\t%s\n' "${DRV_LINE:-6.1}" \
-				"the line's stmmac has no XDP (no ndo_bpf)" >> "$PPKIT_RESULTS"
+		results_row "${PPKIT_RESULTS:-}" "drivers: orangepi: XDP phases" "debian ${DRV_LINE:-6.1}" \
+			"not run" - - "the line's stmmac has no XDP (no ndo_bpf)"
 	fi
 	python3 tests/drivers/orangepi.py --set own="$own" --mib 16 --stress "${1:-${ORANGEPI_STRESS_S:-20}}" $xdp \
 		--ppctl-root "$g" --json "$out.json" --log "$out.log"

@@ -60,6 +60,8 @@
 # failed, N skipped'; exits non-zero if any scenario failed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/tier/results.sh
+. tests/tier/results.sh
 LIST=0
 [ "${1:-}" = --list ] && { LIST=1; shift; }
 SUITE=${1:-lab}
@@ -98,10 +100,8 @@ failed=() core=() core_limit=0
 
 # result NAME RESULT SECONDS LIMIT [NOTE]: a row of the summary
 result() {
-	local r
-	r=$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$1" "$LANE" "$2" "$3" "$4" "${5:-}")
-	echo "$r" >> "$RESULTS"
-	[ -z "${PPKIT_RESULTS:-}" ] || echo "$r" >> "$PPKIT_RESULTS"
+	results_row "$RESULTS" "$1" "$LANE" "$2" "$3" "$4" "${5:-}"
+	results_row "${PPKIT_RESULTS:-}" "$1" "$LANE" "$2" "$3" "$4" "${5:-}"
 	[ "$2" = FAIL ] && failed+=("$1")
 	return 0
 }

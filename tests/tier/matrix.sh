@@ -14,6 +14,8 @@
 # the last run).  Exits non-zero if a scenario failed on any kernel.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/tier/results.sh
+. tests/tier/results.sh
 RUN=build/results/matrix-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$RUN"
 ln -sfn "$(realpath "$RUN")" build/results/matrix-last
@@ -61,9 +63,8 @@ for line in "${lines[@]}"; do
 			tests/tier/step.sh "board-$b" "debian $line" 900 \
 				make --no-print-directory test-boards BOARDS="$b" "${kver[@]}" ;;
 		*)
-			printf 'board-%s\tdebian %s\tnot run\t-\t-\t%s\n' "$b" "$line" \
-				"$line is not in BOARD_LINES (tests/tier/matrix.sh): BOARD_LINES=\"... $line\" runs it" \
-				>> "$PPKIT_RESULTS" ;;
+			results_row "$PPKIT_RESULTS" "board-$b" "debian $line" "not run" - - \
+				"$line is not in BOARD_LINES (tests/tier/matrix.sh): BOARD_LINES=\"... $line\" runs it" ;;
 		esac
 	done
 done

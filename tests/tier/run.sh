@@ -33,6 +33,8 @@
 # fails on one that tests/tier/skip-allowlist does not name.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/tier/results.sh
+. tests/tier/results.sh
 TIER=${1:-}
 case $TIER in check | test) ;; *) echo "usage: tests/tier/run.sh check|test" >&2; exit 2 ;; esac
 RUN=build/results/$TIER-$(date +%Y%m%d-%H%M%S)-$$
@@ -122,11 +124,11 @@ debug_row() {
 	# DEBUG_LANE=no is a choice: not run here; no debug kernel cached
 	# is a gap of this machine: a SKIP (tests/tier/skip-allowlist)
 	if [ "${DEBUG_LANE:-auto}" = no ]; then
-		printf 'debug subset\tdebug 6.1\tnot run\t-\t-\t%s\n' \
-			"DEBUG_LANE=no: make test-debug runs it (and the whole suite) on the debug kernel" >> "$PPKIT_RESULTS"
+		results_row "$PPKIT_RESULTS" "debug subset" "debug 6.1" "not run" - - \
+			"DEBUG_LANE=no: make test-debug runs it (and the whole suite) on the debug kernel"
 	else
-		printf 'debug subset\tdebug 6.1\tSKIP\t-\t-\t%s\n' \
-			"no debug kernel cached (scripts/lab/debug-kernel.sh builds it once, about half an hour; make test-debug runs the whole suite on it)" >> "$PPKIT_RESULTS"
+		results_row "$PPKIT_RESULTS" "debug subset" "debug 6.1" SKIP - - \
+			"no debug kernel cached (scripts/lab/debug-kernel.sh builds it once, about half an hour; make test-debug runs the whole suite on it)"
 	fi
 }
 

@@ -26,7 +26,9 @@ shift 3
 logs=$(dirname "$PPKIT_RESULTS")/logs
 mkdir -p "$logs"
 log=$logs/$name.log
-row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$lane" "$2" "$3" "$limit" "${4:-}" >> "$PPKIT_RESULTS"; }
+# shellcheck source=tests/tier/results.sh
+. "$(dirname "$0")/results.sh"
+row() { results_row "$PPKIT_RESULTS" "$1" "$lane" "$2" "$3" "$limit" "${4:-}"; }
 
 before=$(wc -l 2>/dev/null < "$PPKIT_RESULTS" || echo 0)
 echo "=== $name ($lane, at most $limit s)"

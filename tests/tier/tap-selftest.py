@@ -16,6 +16,10 @@ seconds; a step of make check and make test):
                           SKIP row; exit 77 or 4 is a SKIP with the reason,
                           without one a FAIL
   tests/lab/checks.sh     finish: the plan, exit 0, 1 or 4 (kselftest's)
+  tests/lab/checks.py     the same lines and exit codes as checks.sh
+  tests/tier/results.sh   results_row: a row of six columns, a tab or
+                          newline in the note folded, an unknown result
+                          refused
 
     tests/tier/tap-selftest.py [-v]
 
@@ -32,6 +36,9 @@ TAP = os.path.join(ROOT, 'tests/tier/tap.py')
 SUMMARY = os.path.join(ROOT, 'tests/tier/summary.py')
 STEP = os.path.join(ROOT, 'tests/tier/step.sh')
 CHECKS = os.path.join(ROOT, 'tests/lab/checks.sh')
+RESULTS_SH = os.path.join(ROOT, 'tests/tier/results.sh')
+sys.path.insert(0, os.path.join(ROOT, 'tests/lab'))
+import checks as checks_py  # noqa: E402
 ALLOW = os.path.join(ROOT, 'tests/tier/skip-allowlist')
 VERBOSE = '-v' in sys.argv[1:]
 n = failed = 0
@@ -234,12 +241,48 @@ def checks_checks():
         r, took = '?', -1
     check(f'checks.sh wait_for 0.5: gives up after half a second ({took:.2f} s), not 0 or 1',
           r == '1' and 0.45 <= took < 0.95, out)
+    # checks.py: the same bodies give the same lines and exit codes
+    for body, what in (('ok a; ok b', 'all passed'), ('ok a; bad b; skip c why', 'a failure'),
+                       ('skip a "no prometheus"', 'only skips'), (':', 'no check at all'),
+                       ('ok a; skip b why', 'passes and a skip')):
+        rc, out = run(['bash', '-c', f'. {CHECKS}; {body}; finish t'])
+        lines = []
+        c = checks_py.Checks('t', say=lines.append)
+        for cmd in body.split(';'):
+            words = cmd.split(None, 1)
+            if words[0] == 'ok':
+                c.ok(words[1])
+            elif words[0] == 'bad':
+                c.bad(words[1])
+            elif words[0] == 'skip':
+                w, why = words[1].split(None, 1)
+                c.skip(w, why.strip('"'))
+        prc = c.finish()
+        pout = '\n'.join(lines) + '\n'
+        check(f'checks.py finish: {what}: the lines and exit code of checks.sh ({prc})',
+              prc == rc and pout == out, f'sh (exit {rc}):\n{out}py (exit {prc}):\n{pout}')
+
+
+def results_checks():
+    with tempfile.TemporaryDirectory() as d:
+        res = os.path.join(d, 'r.tsv')
+        rc, out = run(['bash', '-c', f'. {RESULTS_SH}; results_row {res} "a" host pass 3 60 '
+                       f'"one\ttwo\nthree"; results_row {res} b host "not run" - - elsewhere; '
+                       f'results_row "" c host pass 1 1; results_row {res} d host PASS 1 1'])
+        with open(res) as f:
+            rows = [ln.rstrip('\n').split('\t') for ln in f]
+    check('results.sh results_row: six columns, the note\'s tab and newline folded, '
+          'no file no row, an unknown result refused (exit 2)',
+          rc == 2 and rows == [['a', 'host', 'pass', '3', '60', 'one two three'],
+                               ['b', 'host', 'not run', '-', '-', 'elsewhere']]
+          and "'PASS' is not a result" in out, out + repr(rows))
 
 
 tap_checks()
 summary_checks()
 step_checks()
 checks_checks()
+results_checks()
 print(f'1..{n}')
 print(f'tap-selftest: {n - failed} passed, {failed} failed')
 sys.exit(1 if failed else 0)

@@ -25,7 +25,8 @@ readings after the warm-up, or a KASAN kernel (its quarantine and
 kmemleak's objects move free memory by more than the gate), and the gate
 is a SKIP with the reason.  LEAK_INJECT_KB=N (a negative control) keeps N
 kB more in a tmpfs file each cycle, as a leak would.
-Ends with "reload: N passed, N failed".
+Reports through tests/lab/checks.py: the plan, "reload: N passed, N failed,
+N skipped" and kselftest's exit status.
 """
 import os
 import socket
@@ -36,6 +37,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from books import books  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import Checks  # noqa: E402
+
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
 PPCTL = "build/bin/ppctl"
 CYCLES = int(sys.argv[1]) if len(sys.argv) > 1 else 10
@@ -45,25 +49,8 @@ LEAK_GATE_KB = 256
 WARMUP = 2
 MIN_SAMPLES = 5
 INJECT_KB = int(os.environ.get("LEAK_INJECT_KB", "0"))
-passed = failed = skipped = 0
-
-
-def ok(what):
-    global passed
-    passed += 1
-    print(f"ok {passed + failed + skipped} - {what}", flush=True)
-
-
-def bad(what):
-    global failed
-    failed += 1
-    print(f"not ok {passed + failed + skipped} - {what}", flush=True)
-
-
-def skip(what, why):
-    global skipped
-    skipped += 1
-    print(f"ok {passed + failed + skipped} - {what} # SKIP {why}", flush=True)
+C = Checks("reload")
+ok, bad, skip = C.ok, C.bad, C.skip
 
 
 def sh(*cmd):
@@ -208,8 +195,7 @@ def main():
         ok(f"{what}: {slope:+.0f} kB a cycle, within -{LEAK_GATE_KB} kB")
     else:
         bad(f"{what}: {slope:+.0f} kB a cycle, below -{LEAK_GATE_KB} kB (a leak)")
-    print(f"reload: {passed} passed, {failed} failed, {skipped} skipped")
-    return 0 if failed == 0 else 1
+    return C.finish()
 
 
 sys.exit(main())
