@@ -437,8 +437,8 @@ tarball() {
 	else
 		sed 's/^/    /' "$R/dkms-tarball.out"
 		bad "on the host: scripts/dkms.sh tarball ${ka[*]}"
-		echo "dkms: $pass passed, $failn failed"
-		exit 1
+		finish dkms
+		exit
 	fi
 	grep '^dkms.sh: note' "$R/dkms-tarball.out" | sed 's/^/    /'
 	echo "time: dkms build and mktarball on the host $((SECONDS - t0)) s"
@@ -487,5 +487,5 @@ else
 fi
 echo "time: total $((SECONDS - T_ALL)) s; disk image used $(du -m "$IMG" | cut -f1) MB"
 [ $KEEP = 0 ] || echo "dkms: kept $IMG"
-echo "dkms: $pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+finish dkms
+exit

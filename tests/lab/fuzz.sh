@@ -17,7 +17,8 @@
 # extack message other than the netlink core's own, an unprivileged pool-set
 # that is not EPERM, a valid request rejected, a rejected pool-set that
 # changed a pool).  Then the modules unload.  The lab fails the run on any
-# kernel splat or leak report.  Ends with "fuzz: N passed, N failed".
+# kernel splat or leak report.  Ends with finish (tests/lab/checks.sh):
+# the plan, the totals and the exit status.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lab/checks.sh
@@ -31,7 +32,7 @@ REPLAY="scripts/lab/run --smp 2 -- tests/lab/fuzz.sh $ROOT_N $USER_N $SEED"
 echo "# seed $SEED"
 T=$(mktemp -d)
 
-[ -x $FUZZ ] || { echo "FAIL: $FUZZ missing: make tools"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
+[ -x $FUZZ ] || { bad "$FUZZ missing: make tools"; finish fuzz; exit; }
 tests/lab/ppsim-load.sh
 sim_sink_dev 10.81.0.1 --rx-queues 2 --ring-size 256
 pair=$($PPCTL sim add --pair | head -1)
@@ -76,5 +77,5 @@ check "ppsim unloads" rmmod ppsim
 check "pp_backport unloads (no pool left behind)" rmmod pp_backport
 rm -rf "$T"
 [ "$failn" -eq 0 ] || echo "FAIL: seed $SEED; replay it with: $REPLAY"
-echo "fuzz: $pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+finish fuzz
+exit

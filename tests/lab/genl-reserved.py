@@ -83,7 +83,7 @@ def main():
         bad = g.request(fam, cmd, ask, reserved=1)
         ok = plain == -gone and bad == -errno.EINVAL
         fails += not ok
-        print(f"{'ok' if ok else 'FAIL'}: {name} command {cmd}: reserved 0 -> {plain}, "
+        print(f"# {'ok' if ok else 'FAIL'}: {name} command {cmd}: reserved 0 -> {plain}, "
               f"reserved 1 -> {bad} (want {-gone}, {-errno.EINVAL})")
     return 1 if fails else 0
 

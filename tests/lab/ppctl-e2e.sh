@@ -11,8 +11,8 @@
 # set (exit 2, "needs CAP_NET_ADMIN") next to unprivileged reads; and the
 # time of `ppctl stats --json` over 1000 pools (median of 5, in this VM:
 # compare, don't quote as wall-clock truth; --quick: one dump over the 1000
-# pools, checked, and no timing: make check).  Ends with "ppctl-e2e: N
-# passed, N failed"; exits non-zero if any check failed.
+# pools, checked, and no timing: make check).  Ends with finish (tests/lab/checks.sh):
+# the plan, the totals and the exit status.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 PPCTL=$PWD/build/bin/ppctl
@@ -36,13 +36,12 @@ has() { grep -q -- "$2" "$T/$1"; }
 # py FILE <<'PY' ...: a Python check on FILE (as sys.argv[1]); exit 0 = ok.
 py() { python3 - "$@"; }
 show() { sed 's/^/    /' "$T/$1"; }
-finish() {
+end() {
 	rmmod pp_poolgen 2>/dev/null
 	rmmod pp_backport 2>/dev/null
-	echo "ppctl-e2e: $pass passed, $failn failed"
 	rm -rf "$T"
-	[ "$failn" -eq 0 ]
-	exit $?
+	finish ppctl-e2e
+	exit
 }
 
 for f in "$PPCTL" "$BP" "$GEN"; do
@@ -62,8 +61,8 @@ check "stats --json without the module exits 2, the error as JSON on stdout" \
 	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"][:25])' \
 		"$T/nomod_stats.out")" = "pp_backport is not loaded"
 
-insmod "$BP" || { bad "insmod pp_backport"; finish; }
-insmod "$GEN" pools=$POOLS inflight=$INFLIGHT churn=$CHURN || { bad "insmod pp_poolgen"; finish; }
+insmod "$BP" || { bad "insmod pp_backport"; end; }
+insmod "$GEN" pools=$POOLS inflight=$INFLIGHT churn=$CHURN || { bad "insmod pp_poolgen"; end; }
 
 echo "== list"
 run list list
@@ -333,4 +332,4 @@ rmmod pp_backport || bad "rmmod pp_backport"
 run gone list
 check "list after unload: exit 2 and the message" \
 	test "$(rc gone)" = 2 -a "$(grep -c 'pp_backport is not loaded' "$T/gone.err")" = 1
-finish
+end

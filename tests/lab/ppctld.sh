@@ -22,8 +22,8 @@
 #   - 1,000 pools: followed, sampled every second, RSS and the sample
 #     round's duration printed.  Its CPU is a benchmark, not a check here:
 #     scripts/bench/ppctld-cpu.sh (make bench).
-# Figures are printed as "# ..." lines.  Ends with "ppctld: N passed, N
-# failed"; exits non-zero if any check failed.
+# Figures are printed as "# ..." lines.  Ends with finish (tests/lab/checks.sh):
+# the plan, the totals and the exit status.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 PPCTL=$PWD/build/bin/ppctl
@@ -371,5 +371,5 @@ rmmod pp_poolgen
 check "pp_backport unloads" rmmod pp_backport
 kill $SYSLOGD 2>/dev/null
 
-echo "ppctld: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish ppctld
+exit

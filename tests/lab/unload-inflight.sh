@@ -6,14 +6,17 @@
 # (That orphaning leaves exactly the stack's references on a page is checked
 # precisely by pp_selftest's stack_* cases; free-memory deltas in this guest
 # swing by thousands of pages and cannot show a 64-page leak.)
+# Ends with finish (tests/lab/checks.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lab/checks.sh
+. tests/lab/ktap-load.sh
 ROUNDS=${ROUNDS:-3}
 N=64
 ip link set lo up
 
 round() {
-	local fifo reader mark
+	local r=$1 fifo reader log
 	fifo=$(mktemp -u); mkfifo "$fifo"
 	# A packet socket on lo that reads only when told to: its queue holds
 	# clones of the received skbs, which share their data pages.
@@ -40,24 +43,26 @@ sys.exit(0 if n == int(sys.argv[2]) and bad == 0 else 1)
 PY
 	reader=$!
 	read -r _ < "$fifo"
-	mark=$(dmesg | wc -l)
+	kmsg_mark "unload-inflight round $r" || { bad "round $r: a marker in the kernel log"; return 1; }
 	# Orphaning at unload is the point: no lend timeout may beat it (a slow
 	# guest, e.g. the debug kernel, takes seconds between the steps).
-	insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000 || return 1
-	insmod kmod/tests/pp_sockhold.ko port=9999 count=$N || return 1
-	rmmod pp_sockhold || return 1
-	rmmod pp_backport || { echo "FAIL: rmmod pp_backport with pages in flight"; return 1; }
-	dmesg | tail -n +"$((mark + 1))" | grep -E 'pp_sockhold:|ppkit: pool' | sed 's/^\[[^]]*\] /  /'
-	dmesg | tail -n +"$((mark + 1))" | grep -q "sent $N datagrams, $N pages in flight" ||
-		{ echo "FAIL: pages not held by the socket"; return 1; }
-	dmesg | tail -n +"$((mark + 1))" | grep -q "unload: $N pages still held by the stack are orphaned" ||
-		{ echo "FAIL: unload did not orphan the socket's $N pages"; return 1; }
+	insmod kmod/pool/pp_backport.ko lend_timeout_ms=600000 || { bad "round $r: insmod pp_backport"; return 1; }
+	insmod kmod/tests/pp_sockhold.ko port=9999 count=$N || { bad "round $r: insmod pp_sockhold"; return 1; }
+	rmmod pp_sockhold || { bad "round $r: rmmod pp_sockhold"; return 1; }
+	check "round $r: rmmod pp_backport with pages in flight" rmmod pp_backport || return 1
+	log=$(kmsg_since) || { echo "$log"; bad "round $r: the kernel log since the round began"; return 1; }
+	grep -E 'pp_sockhold:|ppkit: pool' <<< "$log" | sed 's/^/  /'
+	check "round $r: the socket held the $N pages" grep -q "sent $N datagrams, $N pages in flight" <<< "$log"
+	check "round $r: the unload orphaned the socket's $N pages" \
+		grep -q "unload: $N pages still held by the stack are orphaned" <<< "$log"
 	echo go > "$fifo"
-	wait $reader || { echo "FAIL: socket data lost or corrupt after unload"; return 1; }
+	check "round $r: the socket reads its data intact after the unload" wait $reader
 	rm -f "$fifo"
 }
 
 for r in $(seq 1 "$ROUNDS"); do
-	echo "round $r"
-	round || exit 1
+	echo "# round $r"
+	round "$r" || break
 done
+finish unload-with-pages-in-socket
+exit

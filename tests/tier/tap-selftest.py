@@ -17,6 +17,8 @@ seconds; a step of make check and make test):
                           without one a FAIL
   tests/lab/checks.sh     finish: the plan, exit 0, 1 or 4 (kselftest's)
   tests/lab/checks.py     the same lines and exit codes as checks.sh
+  tests/lab/ktap-load.sh  kmsg_since: the lines after the marker; a
+                          marker the ring buffer lost is a failure
   tests/tier/results.sh   results_row: a row of six columns, a tab or
                           newline in the note folded, an unknown result
                           refused
@@ -37,6 +39,7 @@ SUMMARY = os.path.join(ROOT, 'tests/tier/summary.py')
 STEP = os.path.join(ROOT, 'tests/tier/step.sh')
 CHECKS = os.path.join(ROOT, 'tests/lab/checks.sh')
 RESULTS_SH = os.path.join(ROOT, 'tests/tier/results.sh')
+KTAP_LOAD = os.path.join(ROOT, 'tests/lab/ktap-load.sh')
 sys.path.insert(0, os.path.join(ROOT, 'tests/lab'))
 import checks as checks_py  # noqa: E402
 ALLOW = os.path.join(ROOT, 'tests/tier/skip-allowlist')
@@ -263,6 +266,20 @@ def checks_checks():
               prc == rc and pout == out, f'sh (exit {rc}):\n{out}py (exit {prc}):\n{pout}')
 
 
+def kmsg_checks():
+    # dmesg reads the file KMSG names, as the kernel log would
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, 'kmsg')
+        body = (f'. {KTAP_LOAD}; dmesg() {{ cat "$KMSG"; }}; export KMSG={log}; '
+                'echo "[ 1.0] old line" > $KMSG; kmsg_mark round 1; echo "[ 2.0] new line" >> $KMSG; ')
+        rc, out = run(['bash', '-c', body + 'kmsg_since'])
+        check('ktap-load.sh kmsg_since: the lines after the marker, without timestamps',
+              rc == 0 and out == 'new line\n', out)
+        rc, out = run(['bash', '-c', body + 'sed -i "/ppkit-lab: mark/d" $KMSG; kmsg_since'])
+        check('ktap-load.sh kmsg_since: a marker the ring buffer dropped is a failure, said',
+              rc == 1 and 'no longer in the kernel log' in out and 'new line' not in out, out)
+
+
 def results_checks():
     with tempfile.TemporaryDirectory() as d:
         res = os.path.join(d, 'r.tsv')
@@ -282,6 +299,7 @@ tap_checks()
 summary_checks()
 step_checks()
 checks_checks()
+kmsg_checks()
 results_checks()
 print(f'1..{n}')
 print(f'tap-selftest: {n - failed} passed, {failed} failed')

@@ -14,7 +14,7 @@
 # Afterwards: every loop did its work, ppctld is alive and kept sampling,
 # every pool's books balance once the traffic stopped, the devices go and
 # both modules unload.  The lab fails the run on any kernel splat.  Ends
-# with "mixed: N passed, N failed".
+# with finish (tests/lab/checks.sh).
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . tests/lab/checks.sh
@@ -160,5 +160,5 @@ gone() { ! $PPCTL list 2>/dev/null | grep -q ppsim; }
 check "ppsim's pools all gone" wait_for $((20 * SLOW)) gone
 check "pp_backport unloads" rmmod pp_backport
 rm -rf "$T"
-echo "mixed: $pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+finish mixed
+exit

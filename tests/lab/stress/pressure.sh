@@ -28,7 +28,7 @@
 # (and, on the debug kernel, on KASAN/lockdep reports and kmemleak's scan).
 # LEAK_INJECT_KB=N (a negative control) keeps N kB in a tmpfs file from the
 # unload to the end, as a leak would.
-# Ends with "pressure: N passed, N failed".
+# Ends with finish (tests/lab/checks.sh).
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . tests/lab/checks.sh
@@ -211,5 +211,5 @@ if [ $((base - after)) -gt $LEAK_KB ]; then
 		"$T/meminfo.before" "$T/meminfo.after"
 fi
 rm -rf "$T" /dev/shm/pressure-leak
-echo "pressure: $pass passed, $failn failed, $skipn skipped"
-[ "$failn" -eq 0 ]
+finish pressure
+exit
