@@ -23,6 +23,14 @@
 #                            (tests/lab/holders-sock.py); $holder its pid
 #   stable SEC COMMAND...    until COMMAND's output stays the same for 1 s,
 #                            at most SEC seconds
+#   sysstat IFNAME KEY       one counter of /sys/class/net/IFNAME/statistics
+#   sim_gen_done IFNAME      ppsim's generator on IFNAME has stopped (needs
+#                            $PPCTL)
+#   flush_defer_lists        one loopback packet on every CPU: an skb freed
+#                            on another CPU than the one that received it
+#                            waits on that CPU's defer list
+#                            (skb_attempt_defer_free) until the CPU next runs
+#                            its RX softirq, its pages held but in no socket
 # A test that does not call finish yet ends with: echo "NAME: $pass passed,
 # $failn failed" and its own exit status.
 pass=0 failn=0 skipn=0 tapn=0
@@ -130,4 +138,19 @@ hold_sock() {
 	rc=$?
 	rm -f "$f"
 	return $rc
+}
+
+sysstat() { cat "/sys/class/net/$1/statistics/$2"; }
+
+sim_gen_done() {
+	[ "$($PPCTL --json sim list | python3 -c 'import json, sys
+print([d for d in json.load(sys.stdin)["devices"] if d["ifname"] == sys.argv[1]][0]["gen"]["running"])' "$1")" = False ]
+}
+
+flush_defer_lists() {
+	local c
+	ip link set lo up
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c "$c" ping -c 1 -W 1 127.0.0.1 > /dev/null 2>&1
+	done
 }

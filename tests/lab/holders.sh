@@ -79,14 +79,6 @@ check "16 frames in, in peer" wait_for 60 got peer "$b" "$rx_b0" 16
 check "none dropped: no receive buffer errors, no port, no error" \
 	test "$(snmp RcvbufErrors)$(snmp peer RcvbufErrors)$(snmp NoPorts)$(snmp InErrors)$(snmp peer NoPorts)$(snmp peer InErrors)" = "00$err0"
 
-# Skbs freed on another CPU wait on its defer list until its next RX
-# softirq; until then their pages are held but in no socket.
-flush_defer_lists() {
-	local c
-	for c in $(seq 0 $(($(nproc) - 1))); do
-		taskset -c "$c" ping -c 1 -W 1 127.0.0.1 > /dev/null 2>&1
-	done
-}
 verdict() {
 	python3 - "$OUT/holders.json" "$ha" "$hb" "$hc" <<'PY'
 import json, sys

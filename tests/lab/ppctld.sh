@@ -139,8 +139,7 @@ assert n >= 20, n
 print(f"# {n} counters compared ({mode})")
 PY
 $PPCTL sim gen start "$dev" --count 20000 --size 128 --dst-port 7777 --rate 0 > /dev/null
-gen_done() { [ "$($PPCTL --json sim list | python3 -c 'import json,sys; print([d for d in json.load(sys.stdin)["devices"] if d["ifname"] == sys.argv[1]][0]["gen"]["running"])' "$dev")" = False ]; }
-wait_for $((60 * SLOW)) gen_done
+wait_for $((60 * SLOW)) sim_gen_done "$dev"
 sampled 2	# two samples after the last frame
 metrics > "$T/m1"
 $PPCTL --json stats > "$T/s1"
@@ -245,7 +244,7 @@ want=$(npools)
 check "and picks the new pools up" wait_for $((5 * SLOW)) daemon_pools
 ID=$($PPCTL --json list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["pools"] if p["owner"] == "ppsim"][0])')
 $PPCTL sim gen start "$dev" --count 5000 --size 128 --dst-port 7777 --rate 0 > /dev/null
-wait_for $((60 * SLOW)) gen_done
+wait_for $((60 * SLOW)) sim_gen_done "$dev"
 sampled 2
 $PPCTL --json history "$ID" > "$T/h2.json"
 check "rates after the reload are never negative" python3 - "$T/h2.json" <<'PY'

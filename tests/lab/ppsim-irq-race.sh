@@ -17,7 +17,6 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 PPCTL=build/bin/ppctl
 . tests/lab/checks.sh
-stat() { cat "/sys/class/net/$1/statistics/$2"; }
 FRAMES=${1:-1000000}
 
 ncpu=$(nproc)

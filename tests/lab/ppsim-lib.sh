@@ -9,6 +9,9 @@
 #                          PPSIM_A_* names in lower case, types from its
 #                          comments); dev-get prints the reply as JSON; an
 #                          error prints the extack message and fails
+#   log_clean              the kernel log since this was sourced
+#                          (tests/lab/ktap-load.sh's marker) reports no
+#                          leak and no orphaned page of ppkit's
 #   ethstat IFNAME KEY     one ethtool -S counter
 #   qstats IFNAME KEY      KEY (e.g. packets) of every RX queue: "n0 n1 ..."
 #   conserved              every ppsim pool's books balance: allocated ==
@@ -23,7 +26,9 @@
 #                          against its sender's
 KMOD=${PPSIM_KMOD:-kmod}
 UAPI=kmod/include/uapi/linux/ppsim.h
-log0=$(dmesg | wc -l)
+# shellcheck source=tests/lab/ktap-load.sh
+. tests/lab/ktap-load.sh
+kmsg_mark "ppsim-lib: $0"
 
 ppsim_load() {
 	PPSIM_KMOD=$KMOD tests/lab/ppsim-load.sh lend_timeout_ms=600000
@@ -34,7 +39,6 @@ ethstat() { ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
 qstats() {
 	ethtool -S "$1" | awk -v k="$2" '$1 ~ "^rx[0-9]+_" k ":$" { printf "%s ", $2 }' | sed 's/ $//'
 }
-sysstat() { cat "/sys/class/net/$1/statistics/$2"; }
 
 ppsim_nl() {
 	python3 - "$UAPI" "$@" <<'PY'
@@ -140,18 +144,17 @@ import json, sys
 print(sum(1 for p in json.load(sys.stdin)["pools"] if p["owner"] == "ppsim"))'
 }
 no_pools() { [ "$(ppsim_pools)" -eq 0 ]; }
+log_clean() {
+	local log
+	log=$(kmsg_since) || { echo "$log"; return 1; }
+	! grep -Ei 'ppkit.*(leak|orphan)' <<< "$log"
+}
 ppsim_unload() {
-	local c
 	check "unload ppsim" rmmod ppsim
-	# skbs freed on another CPU wait on its defer list until its next RX softirq
-	ip link set lo up
-	for c in $(seq 0 $(($(nproc) - 1))); do
-		taskset -c "$c" ping -c 1 -W 1 127.0.0.1 > /dev/null 2>&1
-	done
+	flush_defer_lists
 	check "ppsim's pools gone (every page came back)" wait_for 20 no_pools
 	check "pp_backport unloads" rmmod pp_backport
-	check "nothing leaked or orphaned" \
-		sh -c "! dmesg | tail -n +$((log0 + 1)) | grep -Ei 'ppkit.*(leak|orphan)'"
+	check "nothing leaked or orphaned" log_clean
 }
 
 # tcp_exact NS ADDR BYTES [STREAMS]: BYTES over TCP to ADDR (in namespace

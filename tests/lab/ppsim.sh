@@ -20,7 +20,6 @@ QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1
 . tests/lab/checks.sh
 . tests/lab/ppsim-lib.sh	# ethstat, ppsim_pools, tcp_exact, iperf3_received
-stat() { cat "/sys/class/net/$1/statistics/$2"; }
 # ppsim's pools still alive or detached, as "id:ifindex" sorted on one line
 # (ifindex 0: none); with an argument, only the ids of that ifindex's pools
 ppsim_pool_list() {
@@ -32,8 +31,8 @@ ps = [(str(p["id"]), str(p.get("ifindex") or 0)) for p in d["pools"] if p["owner
 print(" ".join(sorted(i if want else f"{i}:{x}" for i, x in ps if want in (None, x))))' "$@"
 }
 
-# this scenario's part of the kernel log (make check runs several in one boot)
-log0=$(dmesg | wc -l)
+# this scenario's part of the kernel log (make check runs several in one
+# boot) begins at ppsim-lib.sh's marker (log_clean)
 tests/lab/ppsim-load.sh lend_timeout_ms=600000
 check "ppsim family answers" $PPCTL sim list
 
@@ -43,14 +42,14 @@ N=20000
 [ $QUICK = 1 ] && N=5000
 gen_count() {	# frames arrive: rx_packets grows by N, none missed
 	local before missed0 after missed1 i
-	before=$(stat "$dev" rx_packets); missed0=$(stat "$dev" rx_missed_errors)
+	before=$(sysstat "$dev" rx_packets); missed0=$(sysstat "$dev" rx_missed_errors)
 	$PPCTL sim gen start "$dev" --count $N --size "${1:-128}" --dst-port 7777 --rate 0 >/dev/null
 	for i in $(seq 100); do
-		after=$(stat "$dev" rx_packets)
+		after=$(sysstat "$dev" rx_packets)
 		[ $((after - before)) -ge $N ] && break
 		sleep 0.2
 	done
-	missed1=$(stat "$dev" rx_missed_errors)
+	missed1=$(sysstat "$dev" rx_missed_errors)
 	[ $((after - before)) -eq $N ] && [ "$missed1" -eq "$missed0" ] ||
 		{ echo "# got $((after - before)) of $N, missed $((missed1 - missed0))"; return 1; }
 }
@@ -95,12 +94,12 @@ sys.exit(1)' "$dev"
 check "fragments: two a page, the ring on half the pages" frag_books
 $PPCTL sim set "$dev" --frag off >/dev/null
 # frames with an unknown ethertype are dropped by the stack, still counted
-before=$(stat "$dev" rx_packets)
+before=$(sysstat "$dev" rx_packets)
 $PPCTL sim gen start "$dev" --count 5000 --ethertype 0x88b6 --size 64 >/dev/null
-rx_since() { [ $(($(stat "$1" rx_packets) - before)) -ge "$2" ]; }
-wait_for 30 rx_since "$dev" 5000 && stable 10 stat "$dev" rx_packets >/dev/null
+rx_since() { [ $(($(sysstat "$1" rx_packets) - before)) -ge "$2" ]; }
+wait_for 30 rx_since "$dev" 5000 && stable 10 sysstat "$dev" rx_packets >/dev/null
 check "invalid ethertype frames received and dropped" \
-	test $(($(stat "$dev" rx_packets) - before)) -eq 5000
+	test $(($(sysstat "$dev" rx_packets) - before)) -eq 5000
 check "generator rejects a frame larger than the MTU" \
 	sh -c "! $PPCTL sim gen start $dev --size 1600 2>/dev/null"
 check "set rejects an offline IRQ CPU" sh -c "! $PPCTL sim set $dev --irq-cpu 63 2>/dev/null"
@@ -133,31 +132,31 @@ check "ethtool -g shows the new size" sh -c "ethtool -g $dev | grep -A5 Current 
 # ring swaps) grows while the program is attached, and stops with it.
 drops() { ethstat "$dev" rx0_xdp_drop; }
 drops_above() { [ "$(drops)" -gt "$1" ]; }
-rx_above() { [ "$(stat "$dev" rx_packets)" -gt "$1" ]; }
+rx_above() { [ "$(sysstat "$dev" rx_packets)" -gt "$1" ]; }
 for i in 1 2; do
 	d0=$(drops)
 	check "xdp attach drop under traffic ($i)" $PPCTL xdp attach "$dev" --prog drop
 	check "XDP_DROP under traffic ($i): frames dropped while attached" wait_for 10 drops_above "$d0"
 	check "xdp detach under traffic ($i)" $PPCTL xdp detach "$dev"
 	# detached: the generator's next 1,000 frames reach the stack, none dropped
-	d1=$(drops) r1=$(stat "$dev" rx_packets)
+	d1=$(drops) r1=$(sysstat "$dev" rx_packets)
 	wait_for 10 rx_above $((r1 + 1000))
 	d2=$(drops)
 	echo "# attach $i: $((d1 - d0)) dropped while attached, $((d2 - d1)) after the detach"
 	check "XDP_DROP under traffic ($i): no drop once detached" \
-		test "$d2" -eq "$d1" -a "$(stat "$dev" rx_packets)" -gt $((r1 + 1000))
+		test "$d2" -eq "$d1" -a "$(sysstat "$dev" rx_packets)" -gt $((r1 + 1000))
 done
 # ... and once through the dispatcher, patched with the generator paused
 $PPCTL sim gen stop "$dev" > /dev/null
 echo Y > /sys/module/ppsim/parameters/xdp_dispatcher
 check "xdp attach drop, through the dispatcher" $PPCTL xdp attach "$dev" --prog drop
-d0=$(drops) r0=$(stat "$dev" rx_packets)
+d0=$(drops) r0=$(sysstat "$dev" rx_packets)
 $PPCTL sim gen start "$dev" --count 2000 --size 64 --ethertype 0x88b6 > /dev/null
 dropped() { [ $(($(drops) - d0)) -ge 2000 ]; }
 wait_for 30 dropped && stable 10 drops > /dev/null
-echo "# through the dispatcher: $(($(drops) - d0)) dropped of $(($(stat "$dev" rx_packets) - r0)) received"
+echo "# through the dispatcher: $(($(drops) - d0)) dropped of $(($(sysstat "$dev" rx_packets) - r0)) received"
 check "XDP_DROP through the dispatcher: exactly the 2000 frames sent" \
-	test $(($(drops) - d0)) -eq 2000 -a $(($(stat "$dev" rx_packets) - r0)) -eq 2000
+	test $(($(drops) - d0)) -eq 2000 -a $(($(sysstat "$dev" rx_packets) - r0)) -eq 2000
 check "xdp detach, through the dispatcher" $PPCTL xdp detach "$dev"
 echo "${PPSIM_XDP_DISPATCHER:-Y}" > /sys/module/ppsim/parameters/xdp_dispatcher
 check "rx_pp_alloc_fast counts in ethtool -S" test "$(ethstat "$dev" rx_pp_alloc_fast)" -gt 0
@@ -184,10 +183,10 @@ check "pair: the receiver got 16 MiB exactly (byte count, SHA-256)" \
 	tcp_exact peer 10.81.0.2 $((16 << 20))
 # XDP_TX: frames generated into b's ring bounce back out of the pair into a
 ip netns exec peer $PPCTL xdp attach "$b" --prog tx >/dev/null
-before=$(stat "$a" rx_packets)
+before=$(sysstat "$a" rx_packets)
 ip netns exec peer $PPCTL sim gen start "$b" --count 3000 --ethertype 0x88b6 --size 64 >/dev/null
 wait_for 30 rx_since "$a" 3000
-check "XDP_TX: frames came back out of the pair" test $(($(stat "$a" rx_packets) - before)) -ge 3000
+check "XDP_TX: frames came back out of the pair" test $(($(sysstat "$a" rx_packets) - before)) -ge 3000
 ip netns exec peer $PPCTL xdp detach "$b"
 # XDP pass attach/detach during a TCP transfer
 ip netns exec peer iperf3 -s -1 -D -B 10.81.0.2
@@ -213,7 +212,7 @@ python3 -c 'import socket,time; s=socket.socket(socket.AF_INET, socket.SOCK_DGRA
 holder=$!
 # python starts slowly under TCG: frames sent before the bind are refused
 wait_for 10 sh -c "ss -Hlun 'sport = :7778' | grep -q ."
-before=$(stat "$dev" rx_packets)
+before=$(sysstat "$dev" rx_packets)
 $PPCTL sim gen start "$dev" --count 100 --dst-port 7778 --size 256 >/dev/null
 wait_for 30 rx_since "$dev" 100
 ip netns exec peer iperf3 -s -1 -D -B 10.81.0.2
@@ -232,16 +231,7 @@ for i in $(seq 25); do pgrep -x iperf3 >/dev/null || break; sleep 0.2; done
 # pages, for minutes: abort the transfer's sockets in both namespaces.
 ss -K -tn '( sport = :5201 or dport = :5201 )' >/dev/null
 ip netns exec peer ss -K -tn '( sport = :5201 or dport = :5201 )' >/dev/null
-# An skb freed on another CPU than the one that received it waits on that
-# CPU's defer list (skb_attempt_defer_free) until the CPU next runs its RX
-# softirq: give every CPU one loopback packet.
-ip link set lo up
-flush_defer_lists() {
-	local c
-	for c in $(seq 0 $(($(nproc) - 1))); do
-		taskset -c "$c" ping -c 1 -W 1 127.0.0.1 >/dev/null 2>&1
-	done
-}
+# skbs freed on another CPU wait on its defer list (flush_defer_lists)
 flush_defer_lists
 for i in $(seq 50); do [ "$(ppsim_pools)" -le 1 ] && break; sleep 0.2; done
 $PPCTL list | sed 's/^/# /'
@@ -253,7 +243,7 @@ flush_defer_lists
 for i in $(seq 50); do [ "$(ppsim_pools)" -eq 0 ] && break; sleep 0.2; done
 check "pools gone once the socket closed (no page lost)" test "$(ppsim_pools)" -eq 0
 check "pp_backport unloads" rmmod pp_backport
-check "nothing leaked or orphaned" sh -c "! dmesg | tail -n +$((log0 + 1)) | grep -Ei 'ppkit.*(leak|orphan)'"
+check "nothing leaked or orphaned" log_clean
 
 finish ppsim
 exit

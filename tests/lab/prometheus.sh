@@ -143,8 +143,7 @@ $PPCTL --json stats --interval "$W" --count 1 > "$T/stats.json" &
 ppctl=$!
 sleep 4	# the burst 4 s into ppctl's window, past Prometheus's first scrape in it
 $PPCTL sim gen start "$dev" --count 1600 --size 128 --dst-port 7777 --rate 400 > /dev/null
-gen_done() { [ "$($PPCTL --json sim list | python3 -c 'import json,sys; print([d for d in json.load(sys.stdin)["devices"] if d["ifname"] == sys.argv[1]][0]["gen"]["running"])' "$dev")" = False ]; }
-wait_for $((W - 8)) gen_done || bad "the burst of 1600 frames did not end 4 s before ppctl's window"
+wait_for $((W - 8)) sim_gen_done "$dev" || bad "the burst of 1600 frames did not end 4 s before ppctl's window"
 wait "$ppctl"
 t1=$(date +%s.%N)
 # Prometheus's window ends 1 s after ppctl's (a scrape reads ppctld's

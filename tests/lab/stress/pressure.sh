@@ -42,15 +42,14 @@ avail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
 pcp() { awk '$1 == "count:" { s += $2 } END { print s * 4 }' /proc/zoneinfo; }
 # what the kernel could give back: MemAvailable plus the per-CPU lists
 freemem() { echo $(($(avail) + $(pcp))); }
-sysstat() { cat "/sys/class/net/$dev/statistics/$1"; }
 # flows: 2,000 more frames all arrive
 flows() {
 	local r0
-	r0=$(sysstat rx_packets)
+	r0=$(sysstat "$dev" rx_packets)
 	$PPCTL sim gen start "$dev" --count 2000 --size 256 --dst-port 7777 --rate 20000 > /dev/null
-	arrived() { [ $(($(sysstat rx_packets) - r0)) -ge 2000 ]; }
-	wait_for $((30 * SLOW)) arrived && stable $((10 * SLOW)) sysstat rx_packets > /dev/null
-	[ $(($(sysstat rx_packets) - r0)) -eq 2000 ]
+	arrived() { [ $(($(sysstat "$dev" rx_packets) - r0)) -ge 2000 ]; }
+	wait_for $((30 * SLOW)) arrived && stable $((10 * SLOW)) sysstat "$dev" rx_packets > /dev/null
+	[ $(($(sysstat "$dev" rx_packets) - r0)) -eq 2000 ]
 }
 allocfail() { ethtool -S "$dev" | awk '/rx[0-9]+_alloc_fail:/ { s += $2 } END { print s + 0 }'; }
 
@@ -83,18 +82,18 @@ check "the hog takes all but 24 MiB" wait_for $((120 * SLOW)) test -s "$T/hog"
 read -r held left < "$T/hog" 2>/dev/null || { held=0; left=0; }
 echo "# the hog holds $held MiB; MemAvailable $left kB"
 
-rx0=$(sysstat rx_packets); miss0=$(sysstat rx_missed_errors); af0=$(allocfail)
+rx0=$(sysstat "$dev" rx_packets); miss0=$(sysstat "$dev" rx_missed_errors); af0=$(allocfail)
 # Recycling keeps a pool off the allocator in steady state: growing the
 # rings under pressure makes it allocate what is not there.
 ethtool -G "$dev" rx 4096 > "$T/ethtool.out" 2>&1
 grow=$?
 echo "# ethtool -G rx 4096 under pressure: exit $grow $(head -1 "$T/ethtool.out")"
 $PPCTL sim gen start "$dev" --count "$N" --size 256 --dst-port 7777 --rate 20000 > /dev/null
-done_frames() { [ $(($(sysstat rx_packets) - rx0 + $(sysstat rx_missed_errors) - miss0)) -ge "$N" ]; }
+done_frames() { [ $(($(sysstat "$dev" rx_packets) - rx0 + $(sysstat "$dev" rx_missed_errors) - miss0)) -ge "$N" ]; }
 wait_for $((120 * SLOW)) done_frames
-seen() { echo $(($(sysstat rx_packets) + $(sysstat rx_missed_errors))); }
+seen() { echo $(($(sysstat "$dev" rx_packets) + $(sysstat "$dev" rx_missed_errors))); }
 stable $((10 * SLOW)) seen > /dev/null
-rx=$(($(sysstat rx_packets) - rx0)); miss=$(($(sysstat rx_missed_errors) - miss0)); af=$(($(allocfail) - af0))
+rx=$(($(sysstat "$dev" rx_packets) - rx0)); miss=$(($(sysstat "$dev" rx_missed_errors) - miss0)); af=$(($(allocfail) - af0))
 echo "# under pressure: $rx received, $miss missed, $af allocation failures; MemAvailable $(avail) kB"
 check "every frame received or counted as missed ($rx + $miss = $N)" test $((rx + miss)) -eq "$N"
 # ethtool -G either applied the 4,096 entries (its refills take what pages
@@ -161,20 +160,20 @@ if [ -d "$FPA" ] && [ -d "$FSL" ]; then
 		bad "skbuff_head_cache is not marked for failslab (boot with slub_debug=A,skbuff_head_cache)"
 	fi
 	N2=$((N / 2))
-	rx0=$(sysstat rx_packets); miss0=$(sysstat rx_missed_errors); af0=$(allocfail)
-	drop0=$(sysstat rx_dropped)
+	rx0=$(sysstat "$dev" rx_packets); miss0=$(sysstat "$dev" rx_missed_errors); af0=$(allocfail)
+	drop0=$(sysstat "$dev" rx_dropped)
 	fault_on "$FPA" 10
 	fault_on "$FSL" 10
 	ethtool -G "$dev" rx 4096 > "$T/ethtool.out" 2>&1
 	echo "# ethtool -G rx 4096 under faults: exit $? $(head -1 "$T/ethtool.out")"
 	$PPCTL sim gen start "$dev" --count "$N2" --size 256 --dst-port 7777 --rate 20000 > /dev/null
-	done_half() { [ $(($(sysstat rx_packets) - rx0 + $(sysstat rx_missed_errors) - miss0)) -ge "$N2" ]; }
+	done_half() { [ $(($(sysstat "$dev" rx_packets) - rx0 + $(sysstat "$dev" rx_missed_errors) - miss0)) -ge "$N2" ]; }
 	wait_for $((180 * SLOW)) done_half
 	stable $((10 * SLOW)) seen > /dev/null
 	pinj=$(fault_off "$FPA"); sinj=$(fault_off "$FSL")
 	echo N > "$FSL/cache-filter"
-	rx=$(($(sysstat rx_packets) - rx0)); miss=$(($(sysstat rx_missed_errors) - miss0))
-	af=$(($(allocfail) - af0)); drop=$(($(sysstat rx_dropped) - drop0))
+	rx=$(($(sysstat "$dev" rx_packets) - rx0)); miss=$(($(sysstat "$dev" rx_missed_errors) - miss0))
+	af=$(($(allocfail) - af0)); drop=$(($(sysstat "$dev" rx_dropped) - drop0))
 	echo "# under faults: $pinj page and $sinj skb allocations failed; $rx received, $miss missed, $drop dropped, $af refill failures"
 	check "fail_page_alloc injected failures ($pinj)" test "$pinj" -gt 0
 	check "failslab injected skb failures ($sinj)" test "$sinj" -gt 0
