@@ -25,6 +25,9 @@
 #                          iperf3's receiver count (the server's report)
 #                          against its sender's
 KMOD=${PPSIM_KMOD:-kmod}
+# the books' files, in the guest: scenarios of several guests at once (make
+# test's slots) must not share them
+SIM_TMP=$(mktemp -d)
 UAPI=kmod/include/uapi/linux/ppsim.h
 # shellcheck source=tests/lab/ktap-load.sh
 . tests/lab/ktap-load.sh
@@ -114,9 +117,9 @@ PY
 
 # the pools of ppsim (ppctl list) whose books do not balance (ppctl stats)
 unbalanced() {
-	$PPCTL --json list > build/lab/ppsim-list.json &&
-		$PPCTL --json stats > build/lab/ppsim-stats.json &&
-		python3 - build/lab/ppsim-list.json build/lab/ppsim-stats.json <<'PY'
+	$PPCTL --json list > "$SIM_TMP/list.json" &&
+		$PPCTL --json stats > "$SIM_TMP/stats.json" &&
+		python3 - "$SIM_TMP/list.json" "$SIM_TMP/stats.json" <<'PY'
 import json, sys
 ours = {p["id"] for p in json.load(open(sys.argv[1]))["pools"] if p["owner"] == "ppsim"}
 bad = []
@@ -132,9 +135,9 @@ sys.exit(1 if bad or not ours else 0)
 PY
 }
 conserved() {
-	wait_for 10 unbalanced > build/lab/ppsim-books.txt
+	wait_for 10 unbalanced > "$SIM_TMP/books.txt"
 	local rc=$?
-	sed 's/^/# books: /' build/lab/ppsim-books.txt
+	sed 's/^/# books: /' "$SIM_TMP/books.txt"
 	return $rc
 }
 

@@ -134,16 +134,16 @@ debug_row() {
 
 # make test's three slots, side by side, each a chain of steps, filled to
 # end together (the steps' times: build/results/test-last/timeline.tsv,
-# tests/tier/critical.py).  The scenarios that drive ppsim share files
-# under build/lab (tests/lab/ppsim-lib.sh's books): they stay in one slot,
-# one after another; the others write their own.
+# tests/tier/critical.py).  Each guest keeps its files to itself, so any
+# scenario may run beside any other.
 #   host    deps, the builds, the host checks, the drivers, then the race
-#           tests (extra-kernel's pool-races) and the stress suite
-#           (extra-stress)
+#           tests (extra-kernel's pool-races; the debug subset's instead when
+#           it runs) and the stress suite (extra-stress), then, when the
+#           debug subset runs in the lab slot, holders and make run's demo
 #   lab     the core boot on 6.1, ppsim's MTU, RSS, XDP and IRQ paths
 #           (extra-kernel's ppsim rows), the core boots of the other lines
 #           (6.12 with the netdev-family row, then 5.10), then the debug
-#           subset, holders (extra-kernel's), then make run's demo
+#           subset or else holders (extra-kernel's) and make run's demo
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
 #           tarballs and the README's board flow, then kmod/ in-tree, then
@@ -162,6 +162,10 @@ lab_slot() {
 	else
 		debug_row
 	fi
+	# with the debug subset in this slot, the host slot takes the last two
+	debug_subset || lab_tail
+}
+lab_tail() {
 	step --rows lab-holders "debian 6.1" 900 env PART=holders tests/lab/run-all.sh extra-kernel
 	# make run, the README's first command: its demo's lab parts (its
 	# selftest and Orange Pi parts are the rows pool-selftest and
@@ -200,8 +204,10 @@ if [ "$TIER" = test ]; then
 	ready boards-inputs
 	step asan host 1800 make --no-print-directory test-asan
 	step --rows drivers host 4800 tests/drivers/run.sh
-	step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel
+	# the debug subset, when it runs, has the race tests (on the debug kernel)
+	debug_subset || step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel
 	step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh extra-stress
+	debug_subset && lab_tail
 fi
 bgwait
 
