@@ -31,8 +31,6 @@
 #                            waits on that CPU's defer list
 #                            (skb_attempt_defer_free) until the CPU next runs
 #                            its RX softirq, its pages held but in no socket
-# A test that does not call finish yet ends with: echo "NAME: $pass passed,
-# $failn failed" and its own exit status.
 pass=0 failn=0 skipn=0 tapn=0
 
 ok() { tapn=$((tapn + 1)); echo "ok $tapn - $*"; pass=$((pass + 1)); }

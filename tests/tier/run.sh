@@ -116,9 +116,9 @@ bgwait() {
 	bgpids=() bgnames=()
 }
 
-debug_subset() {
-	[ "${DEBUG_LANE:-auto}" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null 2>&1
-}
+# the debug subset runs in make test when the debug kernel is cached and
+# DEBUG_LANE is not "no": decided once, after deps (LAB_DEBUG_RUNS)
+debug_subset() { [ "${LAB_DEBUG_RUNS:-0}" = 1 ]; }
 
 debug_row() {
 	# DEBUG_LANE=no is a choice: not run here; no debug kernel cached
@@ -185,7 +185,9 @@ boards_slot() {
 if [ "$TIER" = test ]; then
 	step deps host 1800 scripts/deps.sh
 	# the debug subset, when it runs, takes the debug rows of the rest
-	debug_subset && export LAB_DEBUG_RUNS=1
+	LAB_DEBUG_RUNS=0
+	[ "${DEBUG_LANE:-auto}" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null 2>&1 && LAB_DEBUG_RUNS=1
+	export LAB_DEBUG_RUNS
 	bgrun boards boards_slot
 fi
 step build-modules host 900 make --no-print-directory modules
