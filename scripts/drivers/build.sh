@@ -77,8 +77,9 @@ if [ "$(drv_line)" != 6.1 ] && [ "$t" = x86_64 ]; then
 fi
 jobs=${JOBS:-$(nproc)}
 # Compiles through ccache when it is there (scripts/deps.sh installs it),
-# keyed on paths relative to the repository: a clean clone rebuilds the same
-# drivers from the cache.  CCACHE_DISABLE=1 turns it off.
+# the clone seen at one fixed path (scripts/kbuild-stable, in kmake): a
+# clean clone rebuilds the same drivers from the cache.  CCACHE_DISABLE=1
+# turns it off.
 if command -v ccache >/dev/null; then
 	cc=$(echo "$margs" | sed -n 's/.*\bCC=\([^ ]*\).*/\1/p')
 	if [ -z "$cc" ]; then
@@ -88,7 +89,6 @@ if command -v ccache >/dev/null; then
 	fi
 	margs=$(echo "$margs" | sed 's/\bCC=[^ ]*//')
 	ccache_cc="ccache $cc"
-	export CCACHE_BASEDIR=$PPKIT_ROOT CCACHE_NOHASHDIR=true
 fi
 
 # unpatched_key: what the unpatched build depends on, hashed.
@@ -153,7 +153,8 @@ kmake() { # dir log args...
 	local dir=$1 log=$2
 	shift 2
 	# shellcheck disable=SC2086
-	make -C "$kbuild" M="$dir" $margs ${ccache_cc:+CC="$ccache_cc"} KERNELRELEASE="$krel" -j"$jobs" "$@" modules >"$log" 2>&1 ||
+	"$PPKIT_ROOT/scripts/kbuild-stable" "$PPKIT_ROOT" \
+		make -C "$kbuild" M="$dir" $margs ${ccache_cc:+CC="$ccache_cc"} KERNELRELEASE="$krel" -j"$jobs" "$@" modules >"$log" 2>&1 ||
 		{ tail -30 "$log" >&2; die "build failed: see $log"; }
 }
 
