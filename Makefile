@@ -103,13 +103,18 @@ MOD_LOG ?= $(BUILD)/modules$(if $(MOD_ARCH),-$(MOD_ARCH)).log
 ifneq (,$(findstring n,$(firstword -$(MAKEFLAGS))))
 MOD_LOG := /dev/null
 endif
+# The kernel's own compiler, through ccache when it is there, the clone seen
+# at one fixed path (scripts/kbuild-stable): another clone's compiles hit.
+MOD_CC = $(or $(patsubst CC=%,%,$(filter CC=%,$(MOD_ARGS))),$(if $(MOD_ARCH),$(CROSS_COMPILE)gcc),$(shell \
+	sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' $(KDIR)/.config 2>/dev/null),gcc)
+MOD_CCACHE = $(if $(shell command -v ccache),CC="ccache $(MOD_CC)")
 modules:
 	$(BOARD_PREPARE)
 	@test -d "$(KDIR)" || { echo "no kernel headers at KDIR='$(KDIR)': run scripts/deps.sh$(if $(BOARD), (or DRV_LINE=$(or $(BOARD_LINE),6.1) scripts/drivers/prepare.sh $(BOARD))) or pass KDIR=" >&2; exit 1; }
 	@mkdir -p $(BUILD) $(MOD_DIR)
 	$(if $(filter-out $(KMOD),$(MOD_DIR)),cd $(KMOD) && find . \( -name '*.[ch]' -o -name Kbuild -o -name Kconfig \) -print0 | \
 	  cpio -pdmu0 --quiet $(MOD_DIR))
-	$(MAKE) -C $(KDIR) M=$(MOD_DIR) $(MOD_ARGS) W=1 modules 2>&1 | tee $(MOD_LOG); \
+	scripts/kbuild-stable $(CURDIR) $(MAKE) -C $(KDIR) M=$(MOD_DIR) $(MOD_ARGS) $(MOD_CCACHE) W=1 modules 2>&1 | tee $(MOD_LOG); \
 	  rc=$${PIPESTATUS[0]}; \
 	  if grep -q 'warning:' $(MOD_LOG); then echo "kernel build has warnings (see $(MOD_LOG))" >&2; exit 1; fi; exit $$rc
 
