@@ -45,7 +45,33 @@ S=$PWD/build/kmod-sparse
 rm -rf "$S"
 mkdir -p "$S"
 (cd kmod && find . \( -name '*.[ch]' -o -name Kbuild -o -name Kconfig \) -print0 | cpio -pdmu0 --quiet "$S")
-make -s -C "$KDIR" M="$S" C=2 W=1 modules > build/sparse.log 2>&1 || { cat build/sparse.log; fail=1; }
+# sparse's log is kept, keyed on what it reads (the sources, the kernel's
+# headers, sparse and the compiler): ccache keeps the compiles, not the
+# checker (about 40 s of a warm make check).  PPKIT_NO_CACHE=1 runs it.
+cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$KDIR/.config")
+cc=${cc:-gcc}
+key=$({
+	echo "$KVER $KDIR"
+	sparse --version
+	"$cc" --version | head -n 1
+	(cd "$S" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+	cat "$0"
+} | sha256sum | cut -c1-16)
+kept=${PPKIT_CACHE:-/var/cache/ppkit}/sparse/kmod-$key
+if [ "${PPKIT_NO_CACHE:-0}" != 1 ] && [ -f "$kept" ]; then
+	sed "s|@ROOT@|$PWD|g" "$kept" > build/sparse.log
+	echo "sparse: the log of an identical run (sparse cache kmod-$key)"
+else
+	ccache=()
+	command -v ccache > /dev/null && ccache=(CC="ccache $cc")
+	if scripts/kbuild-stable "$PWD" make -s -C "$KDIR" M="$S" "${ccache[@]}" C=2 W=1 modules > build/sparse.log 2>&1; then
+		mkdir -p "$(dirname "$kept")" 2> /dev/null &&
+			sed "s|$PWD|@ROOT@|g" build/sparse.log > "$kept.$$" 2> /dev/null && mv "$kept.$$" "$kept"
+	else
+		cat build/sparse.log
+		fail=1
+	fi
+fi
 if grep -E '(warning|error):' build/sparse.log; then
 	echo "sparse: findings above"
 	fail=1
