@@ -2,18 +2,24 @@
 # Static analysis of our kernel code: checkpatch --strict and sparse (C=2),
 # and the ynl spec of the netlink family checked against its uapi header.
 # checkpatch comes from Debian's linux-source-6.1 (scripts/deps.sh installs it);
-# only the three files it needs are unpacked, once, into build/tools.
+# only the three files it needs are unpacked, once for every clone (11 s of
+# xz), into $PPKIT_CACHE/checkpatch-tool/ (build/tools when that is not
+# writable).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 KVER=${KVER:-$(scripts/lab/kver)}
 KDIR=${KDIR:-/lib/modules/$KVER/build}
-T=build/tools/checkpatch
+src=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -1)
+[ -n "$src" ] || { echo "static-checks: linux-source-6.1 missing; run scripts/deps.sh" >&2; exit 1; }
+T=${PPKIT_CACHE:-/var/cache/ppkit}/checkpatch-tool/$(stat -c %s-%Y "$src")
+mkdir -p "$(dirname "$T")" 2> /dev/null && [ -w "$(dirname "$T")" ] || T=build/tools/checkpatch
 if [ ! -x "$T/scripts/checkpatch.pl" ]; then
-	src=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -1)
-	[ -n "$src" ] || { echo "static-checks: linux-source-6.1 missing; run scripts/deps.sh" >&2; exit 1; }
-	mkdir -p "$T"
-	tar -xf "$src" -C "$T" --strip-components=1 --wildcards \
+	rm -rf "$T.$$"
+	mkdir -p "$T.$$"
+	tar -xf "$src" -C "$T.$$" --strip-components=1 --wildcards \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+	# another run may have unpacked it meanwhile
+	mv -T "$T.$$" "$T" 2> /dev/null || rm -rf "$T.$$"
 fi
 fail=0
 
