@@ -21,6 +21,7 @@ if [ ! -x "$T/scripts/checkpatch.pl" ]; then
 	# another run may have unpacked it meanwhile
 	mv -T "$T.$$" "$T" 2> /dev/null || rm -rf "$T.$$"
 fi
+mkdir -p build
 fail=0
 
 # compat.h is the one place allowed to test kernel versions.
