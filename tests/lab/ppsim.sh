@@ -163,8 +163,8 @@ check "rx_pp_alloc_fast counts in ethtool -S" test "$(ethstat "$dev" rx_pp_alloc
 
 # --- a pair across two namespaces -----------------------------------------------
 peer_listens() { ip netns exec peer ss -Hltn 'sport = :5201' | grep -q .; }
-$PPCTL sim add --pair --rx-queues 2 --tx-queues 2 > build/lab/ppsim-pair.txt
-read -r a b <<< "$(tr '\n' ' ' < build/lab/ppsim-pair.txt)"
+$PPCTL sim add --pair --rx-queues 2 --tx-queues 2 > "$SIM_TMP/pair.txt"
+read -r a b <<< "$(tr '\n' ' ' < "$SIM_TMP/pair.txt")"
 ip netns add peer
 ip link set "$b" netns peer
 ip addr add 10.81.0.1/24 dev "$a"; ip link set "$a" up
@@ -172,13 +172,13 @@ ip -n peer addr add 10.81.0.2/24 dev "$b"; ip -n peer link set "$b" up; ip -n pe
 check "pair: ping across" sh -c "ping -c 3 -W 5 10.81.0.2 >/dev/null"
 ip netns exec peer iperf3 -s -1 -D -B 10.81.0.2
 wait_for 10 peer_listens
-check "pair: TCP transfer (iperf3, 16 MiB)" sh -c "iperf3 -c 10.81.0.2 -n 16M -J > build/lab/ppsim-iperf.json"
+check "pair: TCP transfer (iperf3, 16 MiB)" sh -c "iperf3 -c 10.81.0.2 -n 16M -J > $SIM_TMP/iperf.json"
 # what the receiver got: iperf3's server stops reading when the client ends
 # the test (87-99% of what was sent, by kernel), so its count is checked
 # against what the sockets may still hold, and tcp_exact counts and hashes
 # 16 MiB to the byte
 check "pair: iperf3's receiver got the 16 MiB sent, less at most the sockets' buffers" \
-	iperf3_received build/lab/ppsim-iperf.json $((16 << 20))
+	iperf3_received "$SIM_TMP/iperf.json" $((16 << 20))
 check "pair: the receiver got 16 MiB exactly (byte count, SHA-256)" \
 	tcp_exact peer 10.81.0.2 $((16 << 20))
 # XDP_TX: frames generated into b's ring bounce back out of the pair into a
@@ -191,7 +191,7 @@ ip netns exec peer $PPCTL xdp detach "$b"
 # XDP pass attach/detach during a TCP transfer
 ip netns exec peer iperf3 -s -1 -D -B 10.81.0.2
 wait_for 10 peer_listens
-iperf3 -c 10.81.0.2 -t 6 -J > build/lab/ppsim-iperf2.json &
+iperf3 -c 10.81.0.2 -t 6 -J > "$SIM_TMP/iperf2.json" &
 ipf=$!
 sleep 1
 for i in 1 2 3; do

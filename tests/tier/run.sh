@@ -16,8 +16,7 @@
 #   while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
 #   matrix, static checks, load tests, the Orange Pi PC), the core boot also
-#   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels; after the
-#   drivers), the board tarballs and the README's board flow,
+#   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels), the board tarballs and the README's board flow,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, in
 #   parts spread over the three slots below: extra-kernel's ppsim rows,
 #   races and holders, extra-tools and extra-stress), make run's demo and, when
@@ -77,8 +76,9 @@ bg() {
 }
 
 # The lab's core boot on 6.1 and (make test) on other lines of the kernel
-# matrix, each with its modules: one guest after the other in a slot, never
-# two core boots at once (they share files under build/lab).
+# matrix, each with its modules (build/kmod-LINE).  A core boot keeps its
+# files to itself (its run's folder, and ppsim's in the guest's mktemp), so
+# two may run at once: 6.12's in the lab slot, 5.10's in the boards slot.
 # TEST_LINES (default "6.12 5.10"): which lines; make test-matrix runs
 # every scenario on every line.  ppctl-e2e (ppctl against our netlink
 # family, the same code on every line; ppsim's and the fuzzer's rows use the
@@ -88,9 +88,12 @@ LINES=()
 core_boot() {
 	step --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
 }
+# other_lines lab|boards: the lines of that slot, 6.12 in the lab slot and
+# the others (5.10) in the boards slot, after its own steps
 other_lines() {
 	local line out
 	for line in "${LINES[@]}"; do
+		if [ "$line" = 6.12 ]; then [ "$1" = lab ]; else [ "$1" = boards ]; fi || continue
 		# 6.12's netdev-family row drives ppsim on both pools under
 		# traffic: its core boot leaves ppsim's own row to it
 		out=ppctl-e2e
@@ -141,13 +144,13 @@ debug_row() {
 #           it runs) and the stress suite (extra-stress), then, when the
 #           debug subset runs in the lab slot, holders and make run's demo
 #   lab     the core boot on 6.1, ppsim's MTU, RSS, XDP and IRQ paths
-#           (extra-kernel's ppsim rows), the core boots of the other lines
-#           (6.12 with the netdev-family row, then 5.10), then the debug
-#           subset or else holders (extra-kernel's) and make run's demo
+#           (extra-kernel's ppsim rows), the core boot of 6.12 and its
+#           netdev-family row, then the debug subset or else holders (extra-kernel's) and make run's demo
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
 #           tarballs and the README's board flow, then kmod/ in-tree, then
-#           the lab's extra-tools (ppctld, Prometheus, the lab's checks)
+#           the lab's extra-tools (ppctld, Prometheus, the lab's checks),
+#           then the core boot of 5.10
 # make check: the host checks beside the core boot.
 lab_slot() {
 	core_boot
@@ -155,7 +158,7 @@ lab_slot() {
 	step --rows lab-ppsim "debian 6.1" 1800 env \
 		PART="ppsim-mtu ppsim-rss ppsim-xdp ppsim-irq-race netlink-fuzz-random debug-kernel-catches-bugs" \
 		tests/lab/run-all.sh extra-kernel
-	other_lines
+	other_lines lab
 	if debug_subset; then
 		step build-modules-debug host 900 make --no-print-directory modules-debug
 		LAB_KERNEL=debug step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
@@ -180,6 +183,7 @@ boards_slot() {
 	# kmod/ in Debian's own kernel tree, on the host
 	step intree host 1800 scripts/intree/test.sh
 	step --rows lab-tools "debian 6.1" 3600 tests/lab/run-all.sh extra-tools
+	other_lines boards
 }
 
 if [ "$TIER" = test ]; then
