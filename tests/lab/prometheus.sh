@@ -139,19 +139,48 @@ stable 20 counters > /dev/null || bad "pool $ID's counters still move 20 s after
 # frames: before and after it the counters stand still, so both windows
 # hold the same burst, whatever ppctld's 1 s sampling and the 1 s scrape
 # shift them by, and the two hit rates are the same fraction.
-$PPCTL --json stats --interval "$W" --count 1 > "$T/stats.json" &
-ppctl=$!
-sleep 4	# the burst 4 s into ppctl's window, past Prometheus's first scrape in it
-$PPCTL sim gen start "$dev" --count 1600 --size 128 --dst-port 7777 --rate 400 > /dev/null
-wait_for $((W - 8)) sim_gen_done "$dev" || bad "the burst of 1600 frames did not end 4 s before ppctl's window"
-wait "$ppctl"
-t1=$(date +%s.%N)
-# Prometheus's window ends 1 s after ppctl's (a scrape reads ppctld's
-# last sample, up to 1 s old) and is W s long, like ppctl's
-tq=$(python3 -c "print(f'{float(\"$t1\") + 1:.3f}')")
-evaluated() { python3 -c "import sys, time; sys.exit(time.time() < float(sys.argv[1]) + 2)" "$tq"; }
-wait_for 10 evaluated
-promq "$hit_rule" "$tq" > "$T/rule.json"
+# same_window: that held (each pages_from_* counter rose as much between
+# the first and last sample of Prometheus's window as in ppctl's).  A host
+# that stalls the guest for seconds can shift a window past the burst's
+# edge (a recorded CI run: 0.4926 against 0.52): then the measurement runs
+# again, at most twice, a note in the row; the rule is judged on a window
+# that held the burst.
+cat > "$T/window.py" <<'PY'
+import json, sys, urllib.parse, urllib.request
+prom, pid, w, tq, stats = sys.argv[1:6]
+q = '{__name__=~"ppkit_pool_pages_from_(cache|ring|stack|alloc)_total",pool="%s"}[%ss]' % (pid, w)
+url = f"http://{prom}/api/v1/query?" + urllib.parse.urlencode({"query": q, "time": tq})
+d = json.load(urllib.request.urlopen(url, timeout=10))
+rose = {r["metric"]["__name__"][len("ppkit_pool_"):-len("_total")]:
+        float(r["values"][-1][1]) - float(r["values"][0][1]) for r in d["data"]["result"]}
+delta = [p for p in json.load(open(stats))["pools"] if p["id"] == int(pid)][0]["delta"]
+want = {k: v for k, v in delta.items() if k.startswith("pages_from_")}
+same = all(rose.get(k, 0) == v for k, v in want.items())
+print(f"# Prometheus's window rose {rose}, ppctl's {want}: {'the same burst' if same else 'not the same'}")
+sys.exit(0 if same else 1)
+PY
+measure() {
+	$PPCTL --json stats --interval "$W" --count 1 > "$T/stats.json" &
+	ppctl=$!
+	sleep 4	# the burst 4 s into ppctl's window, past Prometheus's first scrape in it
+	$PPCTL sim gen start "$dev" --count 1600 --size 128 --dst-port 7777 --rate 400 > /dev/null
+	wait_for $((W - 8)) sim_gen_done "$dev" || echo "# the burst of 1600 frames did not end 4 s before ppctl's window"
+	wait "$ppctl"
+	t1=$(date +%s.%N)
+	# Prometheus's window ends 1 s after ppctl's (a scrape reads ppctld's
+	# last sample, up to 1 s old) and is W s long, like ppctl's
+	tq=$(python3 -c "print(f'{float(\"$t1\") + 1:.3f}')")
+	evaluated() { python3 -c "import sys, time; sys.exit(time.time() < float(sys.argv[1]) + 2)" "$tq"; }
+	wait_for 10 evaluated
+	promq "$hit_rule" "$tq" > "$T/rule.json"
+	python3 "$T/window.py" "$PROM" "$ID" "$W" "$tq" "$T/stats.json"
+}
+for try in 1 2 3; do
+	measure && break
+	[ $try = 3 ] || echo "lab: note: (a) measured again: the windows held different parts of the burst (try $try)"
+	stable 20 counters > /dev/null
+done
+check "(a) Prometheus's window and ppctl's held the same burst" python3 "$T/window.py" "$PROM" "$ID" "$W" "$tq" "$T/stats.json"
 check "(a) the rule's hit rate agrees with ppctl's within $TOL, and is neither 0 nor 1" \
 	python3 - "$T/stats.json" "$T/rule.json" "$ID" "$TOL" <<'PY'
 import json, sys
