@@ -140,8 +140,13 @@ tools:
 	cmake -S tools -B $(TOOLS_OUT) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(TOOLS_CCACHE)$(TOOLS_CMAKE)
 	cmake --build $(TOOLS_OUT) -j2
 	@mkdir -p $(TOOLS_BIN)
-	cp -f $(TOOLS_OUT)/bin/ppctl $(TOOLS_BIN)/ppctl
-	if [ -x $(TOOLS_OUT)/bin/ppctld ]; then cp -f $(TOOLS_OUT)/bin/ppctld $(TOOLS_BIN)/ppctld; fi
+	@# a new file renamed over the old one, never a rewrite in place: a lab
+	@# guest running the old one over 9p (make install beside make test's
+	@# core boot) must not read a half-written binary
+	for b in ppctl ppctld; do \
+		if [ ! -x $(TOOLS_OUT)/bin/$$b ]; then [ $$b = ppctld ] && continue; echo "no $$b built" >&2; exit 1; fi; \
+		cp -f $(TOOLS_OUT)/bin/$$b $(TOOLS_BIN)/.$$b.new && mv -f $(TOOLS_BIN)/.$$b.new $(TOOLS_BIN)/$$b || exit 1; \
+	done
 
 test-unit: tools
 	$(TOOLS_BUILD)/tests/unit/ppkit-unit-tests
