@@ -16,7 +16,8 @@
 #   while the host-only steps do.
 # test: check's steps, ppctl/ppctld under ASan and UBSan, the drivers (build
 #   matrix, static checks, load tests, the Orange Pi PC), the core boot also
-#   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels), the board tarballs and the README's board flow,
+#   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels), the board
+#   tarballs and the README's board flow,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, in
 #   parts spread over the three slots below: extra-kernel's ppsim rows,
 #   races and holders, extra-tools and extra-stress), make run's demo and, when
@@ -145,7 +146,8 @@ debug_row() {
 #           debug subset runs in the lab slot, holders and make run's demo
 #   lab     the core boot on 6.1, ppsim's MTU, RSS, XDP and IRQ paths
 #           (extra-kernel's ppsim rows), the core boot of 6.12 and its
-#           netdev-family row, then the debug subset or else holders (extra-kernel's) and make run's demo
+#           netdev-family row, then the debug subset or else holders
+#           (extra-kernel's) and make run's demo
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
 #           tarballs and the README's board flow, then kmod/ in-tree, then
