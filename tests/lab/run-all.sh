@@ -245,7 +245,7 @@ selftest() {
 # RACE_ENV (its READS, ROUNDS, UNLOAD_ROUNDS) and RACE_TIMEOUT: make soak.
 races() {
 	# shellcheck disable=SC2086 # RACE_ENV: words for env
-	$LAB --smp 3 --mem 1536 --timeout "${RACE_TIMEOUT:-840}" \
+	$LAB --tcg multi --smp 3 --mem 1536 --timeout "${RACE_TIMEOUT:-840}" \
 		--append "slub_debug=FZP swiotlb=force preempt=full" \
 		-- env ${RACE_ENV:-} tests/lab/race.sh > "$OUT/races.out" 2>&1
 	local rc=$?
@@ -281,7 +281,7 @@ row netlink-fuzz-random         kernel        long    400  $LAB --smp 2 -- tests
 row ppsim-mtu                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-mtu.sh
 row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-rss.sh
 row ppsim-xdp                   kernel        -      450  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
-row ppsim-irq-race              kernel        -      300  $LAB --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
+row ppsim-irq-race              kernel        -      300  $LAB --tcg multi --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
 row holders                     kernel        -      600  $LAB --smp 2 --mem 1536 -- tests/lab/holders.sh
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/tier/harness-cache.sh debug-detect $HARNESS_IN kmod/tests/pp_faultprobe.c tests/lab/debug-detect.sh "@$HARNESS_IMAGE" -- tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
@@ -291,7 +291,7 @@ row dkms                        tools:debian  long    900  tests/lab/dkms.sh
 row lab-exit-status             tools         -      120  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
 row lab-catches-splat           tools         -      450  tests/tier/harness-cache.sh splat-detect $HARNESS_IN tests/lab/splat-detect.sh "@$HARNESS_IMAGE" -- tests/lab/splat-detect.sh
 row stress-reload               stress        -      600  $LAB --smp 2 -- tests/lab/stress/reload.py "${RELOAD_CYCLES:-10}"
-row stress-mixed                stress        -      900  $LAB --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
+row stress-mixed                stress        -      900  $LAB --tcg multi --smp 4 --mem 2048 -- tests/lab/stress/mixed.sh 60
 row stress-pressure             stress        -      600  $LAB --smp 2 --mem 1024 "${fsl[@]}" -- tests/lab/stress/pressure.sh
 }
 

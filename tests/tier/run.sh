@@ -47,6 +47,10 @@ T0=$SECONDS
 PPKIT_T0=$(date +%s)
 export PPKIT_T0
 step() { tests/tier/step.sh "$@"; }
+# The guests share two cores with the builds and with each other: TCG runs
+# each guest's vCPUs in turns on one thread (scripts/lab/run --tcg), except
+# in the rows that race the pool's two sides (tests/lab/run-all.sh).
+export LAB_TCG=${LAB_TCG:-single}
 
 # bg NAME STEP-ARGS...: a step in the background, its output shown when it
 # ends; bgrun NAME COMMAND...: the same for a command (e.g. several steps)
