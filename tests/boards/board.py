@@ -22,13 +22,10 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
-sys.path.insert(0, os.path.join(ROOT, 'tests', 'drivers'))
-from armvirt import accel  # noqa: E402
 BOARD_LINK = '10.99.0.1'
 PEER_LINK = '10.99.0.2'
 PEER_MAC = '52:54:00:99:00:02'
@@ -94,7 +91,7 @@ class Board:
         subprocess.run(['qemu-img', 'create', '-q', '-f', 'qcow2', '-F', 'raw', '-b',
                         os.path.join(self.img, 'root.img'), overlay], check=True)
         self.ssh_config()
-        q = ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'cortex-a72', *accel(),
+        q = ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'cortex-a72',
              '-smp', str(self.smp), '-m', str(self.mem), '-nographic', '-no-reboot',
              '-kernel', os.path.join(self.img, f'vmlinuz-{self.krel}'),
              '-initrd', os.path.join(self.img, f'initrd.img-{self.krel}'),

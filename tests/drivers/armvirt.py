@@ -1,7 +1,6 @@
 """Boot Debian's ARM kernel of the lab on `qemu -M virt` with a busybox initramfs.
 
-Shared by tests/drivers/load.py and tests/boards/tarball.py (board.py takes
-accel() from here).
+Shared by tests/drivers/load.py and tests/boards/tarball.py.
 """
 import gzip
 import os
@@ -14,15 +13,6 @@ import subprocess
 QEMU = {'arm64': ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'cortex-a72'],
         'arm64-16k': ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'max,pauth-impdef=on'],
         'arm': ['qemu-system-arm', '-M', 'virt', '-cpu', 'cortex-a15']}
-
-
-def accel():
-    """QEMU's -accel for TCG's threading as scripts/lab/run --tcg takes it from
-    LAB_TCG: multi (the default) or single (make check and make test)."""
-    t = os.environ.get('LAB_TCG') or 'multi'
-    if t not in ('single', 'multi'):
-        raise SystemExit(f"LAB_TCG is single or multi, not '{t}'")
-    return ['-accel', f'tcg,thread={t}']
 
 
 def rootfs(work, debian_root, dirs=()):
@@ -54,7 +44,7 @@ def boot(target, debian_root, krel, root, commands, smp=1, timeout=600):
     initrd = os.path.join(os.path.dirname(root), 'initrd.gz')
     with gzip.open(initrd, 'wb', compresslevel=1) as f:
         f.write(cpio)
-    q = QEMU[target] + accel() + ['-smp', str(smp), '-m', '1024', '-nographic', '-no-reboot', '-kernel',
+    q = QEMU[target] + ['-smp', str(smp), '-m', '1024', '-nographic', '-no-reboot', '-kernel',
                         os.path.join(debian_root, f'boot/vmlinuz-{krel}'), '-initrd', initrd,
                         '-append', 'console=ttyAMA0 panic=-1 loglevel=4 log_buf_len=4M']
     try:
