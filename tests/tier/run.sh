@@ -19,7 +19,7 @@
 #   on 6.12 and 5.10 (TEST_LINES, lines of scripts/lab/kernels), the board
 #   tarballs and the README's board flow,
 #   the rest of the lab on Debian's kernel (tests/lab/run-all.sh extra, in
-#   parts the three slots below take from one queue: extra-kernel's ppsim rows,
+#   parts spread over the three slots below: extra-kernel's ppsim rows,
 #   races and holders, extra-tools and extra-stress), make run's demo and, when
 #   the debug kernel is cached and DEBUG_LANE is not "no", the debug subset
 #   on it (the selftest, the race tests, unload, the detectors' canary).
@@ -83,7 +83,7 @@ bg() {
 # The lab's core boot on 6.1 and (make test) on other lines of the kernel
 # matrix, each with its modules (build/kmod-LINE).  A core boot keeps its
 # files to itself (its run's folder, and ppsim's in the guest's mktemp), so
-# two may run at once (each a job of the slots' queue, below).
+# two may run at once: 6.12's in the lab slot, 5.10's in the boards slot.
 # TEST_LINES (default "6.12 5.10"): which lines; make test-matrix runs
 # every scenario on every line.  ppctl-e2e (ppctl against our netlink
 # family, the same code on every line; ppsim's and the fuzzer's rows use the
@@ -93,24 +93,27 @@ LINES=()
 core_boot() {
 	step --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
 }
-# line_chain LINE: another line's modules, its core boot, and on 6.12 the
-# netdev-family row
-line_chain() {
-	local line=$1 out
-	# 6.12's netdev-family row drives ppsim on both pools under traffic:
-	# its core boot leaves ppsim's own row to it
-	out=ppctl-e2e
-	[ "$line" = 6.12 ] && out="ppctl-e2e ppsim"
-	step "build-modules-$line" host 900 make --no-print-directory modules KVER="$line" &&
-		step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" LEAVE_OUT="$out" CORE_QUICK=1 \
-			LEAVE_WHY="make test runs it on 6.1 (and ppsim on 5.10, 6.12's netdev-family row drives ppsim too); make test-matrix on every line" \
-			tests/lab/run-all.sh core
-	# ppctl and ppctld over the kernel's own netdev family: its page-pool
-	# commands came in 6.8, so only 6.12 has them
-	if [ "$line" = 6.12 ]; then
-		step --rows netdev-family-6.12 "debian 6.12" 600 env LAB_KERNEL=6.12 ONLY=netdev-family \
-			tests/lab/run-all.sh all
-	fi
+# other_lines lab|boards: the lines of that slot, 6.12 in the lab slot and
+# the others (5.10) in the boards slot, after its own steps
+other_lines() {
+	local line out
+	for line in "${LINES[@]}"; do
+		if [ "$line" = 6.12 ]; then [ "$1" = lab ]; else [ "$1" = boards ]; fi || continue
+		# 6.12's netdev-family row drives ppsim on both pools under
+		# traffic: its core boot leaves ppsim's own row to it
+		out=ppctl-e2e
+		[ "$line" = 6.12 ] && out="ppctl-e2e ppsim"
+		step "build-modules-$line" host 900 make --no-print-directory modules KVER="$line" &&
+			step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" LEAVE_OUT="$out" CORE_QUICK=1 \
+				LEAVE_WHY="make test runs it on 6.1 (and ppsim on 5.10, 6.12's netdev-family row drives ppsim too); make test-matrix on every line" \
+				tests/lab/run-all.sh core
+		# ppctl and ppctld over the kernel's own netdev family: its
+		# page-pool commands came in 6.8, so only 6.12 has them
+		if [ "$line" = 6.12 ]; then
+			step --rows netdev-family-6.12 "debian 6.12" 600 env LAB_KERNEL=6.12 ONLY=netdev-family \
+				tests/lab/run-all.sh all
+		fi
+	done
 }
 bgwait() {
 	local i
@@ -137,52 +140,31 @@ debug_row() {
 	fi
 }
 
-# make test's three slots, side by side (the steps' times:
-# build/results/test-last/timeline.tsv, tests/tier/critical.py).  Each
-# slot runs a chain of its own, then takes lab steps from one shared queue
-# until it is empty, so the slots end together whichever chain is slow on
-# this machine (a board image or a debug kernel to build, cold caches).
-# Each guest keeps its files to itself, so any scenario may run beside any
-# other.
-#   host    deps, the builds, the host checks, ASan, the drivers
-#   lab     the core boot on 6.1, then the debug subset when it runs
+# make test's three slots, side by side, each a chain of steps, filled to
+# end together (the steps' times: build/results/test-last/timeline.tsv,
+# tests/tier/critical.py).  Each guest keeps its files to itself, so any
+# scenario may run beside any other.
+#   host    deps, the builds, the host checks, the drivers, then the race
+#           tests (extra-kernel's pool-races; the debug subset's instead when
+#           it runs) and the stress suite (extra-stress), then, when the
+#           debug subset runs in the lab slot, holders and make run's demo
+#   lab     the core boot on 6.1, ppsim's MTU, RSS, XDP and IRQ paths
+#           (extra-kernel's ppsim rows), the core boot of 6.12 and its
+#           netdev-family row, then the debug subset or else holders
+#           (extra-kernel's) and make run's demo
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
-#           tarballs, the README's board flow and kmod/ in-tree
-#   queue   the longest first: ppsim's MTU, RSS, XDP and IRQ paths
-#           (extra-kernel's ppsim rows), the lab's extra-tools (ppctld,
-#           Prometheus, the lab's own checks), the stress suite, the race
-#           tests (unless the debug subset has them), holders, the other
-#           lines' core boots, make run's demo
+#           tarballs and the README's board flow, then kmod/ in-tree, then
+#           the lab's extra-tools (ppctld, Prometheus, the lab's checks),
+#           then the core boot of 5.10
 # make check: the host checks beside the core boot.
-queue=()
-take() {
-	local job
-	for job in "${queue[@]}"; do
-		# mkdir is atomic: one slot takes each job
-		mkdir "$RUN/taken/$job" 2> /dev/null || continue
-		"job_$job"
-	done
-}
-job_ppsim() {
-	step --rows lab-ppsim "debian 6.1" 1800 env \
-		PART="ppsim-mtu ppsim-rss ppsim-xdp ppsim-irq-race netlink-fuzz-random debug-kernel-catches-bugs" \
-		tests/lab/run-all.sh extra-kernel
-}
-job_tools() { step --rows lab-tools "debian 6.1" 3600 tests/lab/run-all.sh extra-tools; }
-job_stress() { step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh extra-stress; }
-job_races() { step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel; }
-job_holders() { step --rows lab-holders "debian 6.1" 900 env PART=holders tests/lab/run-all.sh extra-kernel; }
-job_line-6.12() { line_chain 6.12; }
-job_line-5.10() { line_chain 5.10; }
-# make run, the README's first command: its demo's lab parts (its selftest
-# and Orange Pi parts are the rows pool-selftest and drivers: orangepi, the
-# same scripts)
-job_demo() { step make-run-demo "debian 6.1" 900 env DEMO_PARTS="bench ppsim" scripts/lab/demo.sh; }
-
 lab_slot() {
 	core_boot
 	[ "$TIER" = test ] || return 0
+	step --rows lab-ppsim "debian 6.1" 1800 env \
+		PART="ppsim-mtu ppsim-rss ppsim-xdp ppsim-irq-race netlink-fuzz-random debug-kernel-catches-bugs" \
+		tests/lab/run-all.sh extra-kernel
+	other_lines lab
 	if debug_subset; then
 		step build-modules-debug host 900 make --no-print-directory modules-debug
 		# multi-threaded TCG: under single, the debug kernel's selftest
@@ -191,7 +173,15 @@ lab_slot() {
 	else
 		debug_row
 	fi
-	take
+	# with the debug subset in this slot, the host slot takes the last two
+	debug_subset || lab_tail
+}
+lab_tail() {
+	step --rows lab-holders "debian 6.1" 900 env PART=holders tests/lab/run-all.sh extra-kernel
+	# make run, the README's first command: its demo's lab parts (its
+	# selftest and Orange Pi parts are the rows pool-selftest and
+	# drivers: orangepi, the same scripts)
+	step make-run-demo "debian 6.1" 900 env DEMO_PARTS="bench ppsim" scripts/lab/demo.sh
 }
 boards_slot() {
 	step board-image host 3600 scripts/boards/image.sh
@@ -200,7 +190,8 @@ boards_slot() {
 	step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
 	# kmod/ in Debian's own kernel tree, on the host
 	step intree host 1800 scripts/intree/test.sh
-	take
+	step --rows lab-tools "debian 6.1" 3600 tests/lab/run-all.sh extra-tools
+	other_lines boards
 }
 
 if [ "$TIER" = test ]; then
@@ -209,13 +200,6 @@ if [ "$TIER" = test ]; then
 	LAB_DEBUG_RUNS=0
 	[ "${DEBUG_LANE:-auto}" != no ] && scripts/lab/debug-kernel.sh --print > /dev/null 2>&1 && LAB_DEBUG_RUNS=1
 	export LAB_DEBUG_RUNS
-	mkdir -p "$RUN/taken"
-	queue=(ppsim tools stress)
-	# the debug subset, when it runs, has the race tests (on the debug kernel)
-	debug_subset || queue+=(races)
-	queue+=(holders)
-	for line in "${LINES[@]}"; do queue+=("line-$line"); done
-	queue+=(demo)
 	bgrun boards boards_slot
 fi
 step build-modules host 900 make --no-print-directory modules
@@ -234,7 +218,10 @@ if [ "$TIER" = test ]; then
 	ready boards-inputs
 	step asan host 1800 make --no-print-directory test-asan
 	step --rows drivers host 4800 tests/drivers/run.sh
-	take
+	# the debug subset, when it runs, has the race tests (on the debug kernel)
+	debug_subset || step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel
+	step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh extra-stress
+	debug_subset && lab_tail
 fi
 bgwait
 
