@@ -175,14 +175,14 @@ measure() {
 	promq "$hit_rule" "$tq" > "$T/rule.json"
 	python3 "$T/window.py" "$PROM" "$ID" "$W" "$tq" "$T/stats.json"
 }
-same=1
+differ=1	# 0 once a try's two windows held the same burst
 for try in 1 2 3; do
-	measure && { same=0; break; }
+	measure && { differ=0; break; }
 	[ $try = 3 ] && break
 	echo "lab: note: (a) measured again: the windows held different parts of the burst (try $try)"
 	stable 20 counters > /dev/null
 done
-check "(a) Prometheus's window and ppctl's held the same burst" test $same = 0
+check "(a) Prometheus's window and ppctl's held the same burst" test $differ = 0
 check "(a) the rule's hit rate agrees with ppctl's within $TOL, and is neither 0 nor 1" \
 	python3 - "$T/stats.json" "$T/rule.json" "$ID" "$TOL" <<'PY'
 import json, sys

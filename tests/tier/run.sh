@@ -49,7 +49,8 @@ export PPKIT_T0
 step() { tests/tier/step.sh "$@"; }
 # The guests share two cores with the builds and with each other: TCG runs
 # each guest's vCPUs in turns on one thread (scripts/lab/run --tcg), except
-# in the rows that race the pool's two sides (tests/lab/run-all.sh).
+# in the rows that race the pool's two sides (tests/lab/run-all.sh) and
+# the debug subset (lab_slot).
 export LAB_TCG=${LAB_TCG:-single}
 
 # bg NAME STEP-ARGS...: a step in the background, its output shown when it
