@@ -18,6 +18,8 @@
 #   ppsim             tests/lab/ppsim.sh
 #   netlink-fuzz      tests/lab/fuzz.sh with FUZZ_SEED (default 1), 20,000
 #                     messages as root and 2,000 as nobody
+#   pool-races        tests/lab/race.sh (READS, ROUNDS, UNLOAD_ROUNDS): the
+#                     debug subset's, booted with its --smp 3 and --append
 # CORE_QUICK=1 (make test's core boots of the other lines): ppsim --quick,
 # and the fuzzer's 5,000 and 1,000 messages.
 #   probe-quiet, probe-splat, probe-stuck   the lab's own test
@@ -45,6 +47,7 @@ for spec in "$@"; do
 	case $name in
 	pool-selftest) cmd=(tests/lab/pool-selftest.sh) ;;
 	unload-with-pages-in-socket) cmd=(tests/lab/unload-inflight.sh) ;;
+	pool-races) cmd=(tests/lab/race.sh) ;;
 	ppctl-e2e) cmd=(tests/lab/ppctl-e2e.sh --quick) ;;
 	ppsim) cmd=(tests/lab/ppsim.sh ${CORE_QUICK:+--quick}) ;;
 	netlink-fuzz) if [ -n "${CORE_QUICK:-}" ]; then

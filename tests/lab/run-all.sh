@@ -33,7 +33,8 @@
 # another kernel is "not run" with where it runs; LAB_DEBUG_RUNS=1 (make test, when the debug
 # subset follows) leaves the debug kernel's own rows, and the debug subset's
 # rows outside the core boot (the race tests), out of a Debian run.  In the
-# debug subset, its core rows share one boot too.
+# debug subset, its core rows and the race tests share one boot, the races'
+# (tests/lab/core.sh; alone, ONLY=pool-races, they boot their own).
 # --list prints the scenarios a suite would run; ONLY=NAME runs just that
 # row, alone; LEAVE_OUT="NAME..." leaves those rows out, each a "not run"
 # row with LEAVE_WHY as its reason (make test: the other lines' core boots);
@@ -219,6 +220,9 @@ row() {
 		return 0
 	fi
 	limit=$((limit * SLOW))
+	# one debug guest boot (its kmemleak scans cost a minute each): the
+	# races join the core boot, which then boots as races() does
+	[ "$SUITE" = debug-subset ] && [ "$name" = pool-races ] && group=core
 	if [ "$group" = core ] && [ $alone = 0 ]; then
 		core+=("$name=$limit")
 		core_limit=$((core_limit + limit))
@@ -243,10 +247,10 @@ selftest() {
 # The pool under concurrency (tests/lab/race.sh): slab poisoning, every DMA
 # mapping through swiotlb, preemption wherever it is enabled again.
 # RACE_ENV (its READS, ROUNDS, UNLOAD_ROUNDS) and RACE_TIMEOUT: make soak.
+RACE_APPEND="slub_debug=FZP swiotlb=force preempt=full"
 races() {
 	# shellcheck disable=SC2086 # RACE_ENV: words for env
-	$LAB --tcg multi --smp 3 --mem 1536 --timeout "${RACE_TIMEOUT:-840}" \
-		--append "slub_debug=FZP swiotlb=force preempt=full" \
+	$LAB --tcg multi --smp 3 --append "$RACE_APPEND" --mem 1536 --timeout "${RACE_TIMEOUT:-840}" \
 		-- env ${RACE_ENV:-} tests/lab/race.sh > "$OUT/races.out" 2>&1
 	local rc=$?
 	cat "$OUT/races.out"
@@ -255,7 +259,7 @@ races() {
 }
 
 export -f selftest races
-export LAB OUT RACE_ENV RACE_TIMEOUT
+export LAB OUT RACE_ENV RACE_TIMEOUT RACE_APPEND
 
 # failslab's cache filter: 6.1 marks a cache only at boot
 fsl=()
@@ -324,11 +328,13 @@ core_watch() {
 # The core boot: every gathered core scenario in one guest, judged here.
 # A scenario that fails there runs again alone (ONLY=NAME), in a fresh guest.
 core_boot() {
-	local dir=$OUT/core t0=$SECONDS rc pid spec name limit crc secs dmesg bad note skipnote again=()
+	local dir=$OUT/core t0=$SECONDS rc pid spec name limit crc secs dmesg bad note skipnote again=() args=()
 	mkdir -p "$dir"
 	echo "=== lab: core boot: ${core[*]%%=*} (at most $core_limit s)"
-	$LAB --smp 2 --numa 2 --mem 2048 --timeout $((core_limit + 60 * SLOW)) --log "$dir/dmesg" \
-		-- env FUZZ_SEED=1 ${CORE_QUICK:+CORE_QUICK=1} tests/lab/core.sh "$dir" "${core[@]}" > "$dir/lab.out" 2>&1 &
+	[[ " ${core[*]%%=*} " = *" pool-races "* ]] && args=(--tcg multi --smp 3 --append "$RACE_APPEND")
+	# shellcheck disable=SC2086 # RACE_ENV: words for env
+	$LAB --smp 2 "${args[@]}" --numa 2 --mem 2048 --timeout $((core_limit + 60 * SLOW)) --log "$dir/dmesg" \
+		-- env FUZZ_SEED=1 ${CORE_QUICK:+CORE_QUICK=1} ${RACE_ENV:-} tests/lab/core.sh "$dir" "${core[@]}" > "$dir/lab.out" 2>&1 &
 	pid=$!
 	# a job in the background ignores SIGINT: pass an interrupt on
 	trap 'kill "$pid" 2>/dev/null; exit 130' INT TERM
@@ -361,7 +367,7 @@ core_boot() {
 			124 | 137) note="timed out after $limit s" ;;
 			*) note="exit $crc" ;;
 			esac
-			if [ -z "$note" ] && [ "$name" = pool-selftest ]; then
+			if [ -z "$note" ] && { [ "$name" = pool-selftest ] || [ "$name" = pool-races ]; }; then
 				python3 tests/tier/tap.py --ktap < "$dir/$name.out" | sed 's/^/    /'
 				[ "${PIPESTATUS[0]}" -eq 0 ] ||
 					note="KTAP: $(python3 tests/tier/tap.py --ktap < "$dir/$name.out" | sed -n 's/^tap: FAIL: //p' | head -n 1)"
