@@ -168,8 +168,7 @@ lab_slot() {
 	other_lines lab
 	if debug_subset; then
 		step build-modules-debug host 900 make --no-print-directory modules-debug
-		# multi-threaded TCG: under single, the debug kernel's selftest
-		# loop (KASAN) held a vCPU past RCU's stall limit
+		# multi-threaded TCG: its one boot runs the race tests
 		LAB_KERNEL=debug LAB_TCG=multi step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
 	else
 		debug_row
