@@ -94,8 +94,9 @@ LINES=()
 core_boot() {
 	step --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
 }
-# other_lines lab|boards: the lines of that slot, 6.12 in the lab slot and
-# the others (5.10) in the boards slot, after its own steps
+# other_lines lab|boards: the lines of that slot, 6.12 in the lab slot (run
+# by the host slot when the debug subset takes the lab slot) and the others
+# (5.10) in the boards slot, after its own steps
 other_lines() {
 	local line out
 	for line in "${LINES[@]}"; do
@@ -148,10 +149,11 @@ debug_row() {
 #   host    deps, the builds, the host checks, the drivers, then the race
 #           tests (extra-kernel's pool-races; the debug subset's instead when
 #           it runs) and the stress suite (extra-stress), then, when the
-#           debug subset runs in the lab slot, holders and make run's demo
+#           debug subset runs in the lab slot, holders, make run's demo
+#           and 6.12's rows
 #   lab     the core boot on 6.1, ppsim's MTU, RSS, XDP and IRQ paths
-#           (extra-kernel's ppsim rows), the core boot of 6.12 and its
-#           netdev-family row, then the debug subset or else holders
+#           (extra-kernel's ppsim rows), then the debug subset or else the
+#           core boot of 6.12 and its netdev-family row, holders
 #           (extra-kernel's) and make run's demo
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
@@ -165,7 +167,7 @@ lab_slot() {
 	step --rows lab-ppsim "debian 6.1" 1800 env \
 		PART="ppsim-mtu ppsim-rss ppsim-xdp ppsim-irq-race netlink-fuzz-random debug-kernel-catches-bugs" \
 		tests/lab/run-all.sh extra-kernel
-	other_lines lab
+	debug_subset || other_lines lab
 	if debug_subset; then
 		step build-modules-debug host 900 make --no-print-directory modules-debug
 		# multi-threaded TCG: its one boot runs the race tests
@@ -173,7 +175,7 @@ lab_slot() {
 	else
 		debug_row
 	fi
-	# with the debug subset in this slot, the host slot takes the last two
+	# with the debug subset in this slot, the host slot takes the rest
 	debug_subset || lab_tail
 }
 lab_tail() {
@@ -222,7 +224,10 @@ if [ "$TIER" = test ]; then
 	# the debug subset, when it runs, has the race tests (on the debug kernel)
 	debug_subset || step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel
 	step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh extra-stress
-	debug_subset && lab_tail
+	if debug_subset; then
+		lab_tail
+		other_lines lab
+	fi
 fi
 bgwait
 
