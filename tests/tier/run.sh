@@ -167,16 +167,16 @@ lab_slot() {
 	step --rows lab-ppsim "debian 6.1" 1800 env \
 		PART="ppsim-mtu ppsim-rss ppsim-xdp ppsim-irq-race netlink-fuzz-random debug-kernel-catches-bugs" \
 		tests/lab/run-all.sh extra-kernel
-	debug_subset || other_lines lab
 	if debug_subset; then
 		step build-modules-debug host 900 make --no-print-directory modules-debug
 		# multi-threaded TCG: its one boot runs the race tests
 		LAB_KERNEL=debug LAB_TCG=multi step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
+		# the host slot takes the rest
 	else
+		other_lines lab
 		debug_row
+		lab_tail
 	fi
-	# with the debug subset in this slot, the host slot takes the rest
-	debug_subset || lab_tail
 }
 lab_tail() {
 	step --rows lab-holders "debian 6.1" 900 env PART=holders tests/lab/run-all.sh extra-kernel
