@@ -273,6 +273,33 @@ static int st_remote_put(void *arg)
 }
 
 /*
+ * Pin the calling task to the CPU it runs on: a pool without a node
+ * follows the allocating CPU's.  st_unpin() gives it back its CPUs.
+ */
+static bool st_pin(cpumask_var_t *saved)
+{
+	int cpu = raw_smp_processor_id();
+
+	if (!alloc_cpumask_var(saved, GFP_KERNEL)) {
+		EXPECT(0, "cpumask");
+		return false;
+	}
+	cpumask_copy(*saved, current->cpus_ptr);
+	if (set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
+		EXPECT(0, "pinned to CPU %d", cpu);
+		free_cpumask_var(*saved);
+		return false;
+	}
+	return true;
+}
+
+static void st_unpin(cpumask_var_t saved)
+{
+	set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
+}
+
+/*
  * The allocating side stays on one CPU: a pool without a node follows the
  * allocating CPU's, and a ring page from another node is released at the
  * refill, not served (moved between nodes, the test saw no refill at all).
@@ -290,16 +317,9 @@ static void test_ring_other_cpu(void)
 		ktap_skip = "needs 2 CPUs";
 		return;
 	}
-	if (!alloc_cpumask_var(&saved, GFP_KERNEL)) {
-		EXPECT(0, "cpumask");
+	if (!st_pin(&saved))
 		return;
-	}
-	cpumask_copy(saved, current->cpus_ptr);
 	cpu = raw_smp_processor_id();
-	if (set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
-		EXPECT(0, "pinned to CPU %d", cpu);
-		goto out;
-	}
 	other = cpumask_next(cpu, cpu_online_mask);
 	if (other >= nr_cpu_ids)
 		other = cpumask_first(cpu_online_mask);
@@ -331,8 +351,7 @@ static void test_ring_other_cpu(void)
 	st_consistent(r.pool, 0);
 	ppb_pool_destroy(r.pool);
 out:
-	set_cpus_allowed_ptr(current, saved);
-	free_cpumask_var(saved);
+	st_unpin(saved);
 }
 
 static void test_ring_full_release(void)
@@ -944,15 +963,8 @@ static void test_slow_socket(void)
 	u64 served, fresh;
 	unsigned int ms;
 
-	if (!alloc_cpumask_var(&saved, GFP_KERNEL)) {
-		EXPECT(0, "cpumask");
+	if (!st_pin(&saved))
 		return;
-	}
-	cpumask_copy(saved, current->cpus_ptr);
-	if (set_cpus_allowed_ptr(current, cpumask_of(raw_smp_processor_id()))) {
-		EXPECT(0, "pinned to CPU %d", raw_smp_processor_id());
-		goto out;
-	}
 	pool = st_create(&p);
 	if (!pool)
 		goto out;
@@ -1000,8 +1012,7 @@ static void test_slow_socket(void)
 	st_consistent(pool, 0);
 	ppb_pool_destroy(pool);
 out:
-	set_cpus_allowed_ptr(current, saved);
-	free_cpumask_var(saved);
+	st_unpin(saved);
 }
 
 /*
