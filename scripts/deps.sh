@@ -39,10 +39,10 @@ PKGS=(
 	dwarves qemu-system-arm
 	# release: man pages (rst2man, checked with groff), DKMS, board tarballs
 	python3-docutils groff-base dkms
-	# the emulated Debian arm64 board (scripts/boards/image.sh: debootstrap,
-	# its second stage under qemu-user-static) and the board flow's ssh, scp
+	# the emulated Debian arm64 board (scripts/boards/image.sh: mmdebstrap,
+	# maintainer scripts under qemu-user-static) and the board flow's ssh, scp
 	# and the traffic peer's sshd (started in a lab guest, never on the host)
-	debootstrap qemu-user-static qemu-utils openssh-client openssh-server
+	mmdebstrap arch-test qemu-user-static qemu-utils openssh-client openssh-server
 )
 # Debian architectures whose kernels and libraries the driver builds use.
 FOREIGN=(arm64 armhf)

@@ -3,18 +3,20 @@
 #
 #   scripts/boards/image.sh [--print] [arm64]
 #
-# debootstrap --arch=arm64 (second stage under qemu-user-static through
-# binfmt_misc), then apt inside the root installs what a board owner installs:
+# mmdebstrap --arch=arm64 (maintainer scripts under qemu-user-static through
+# binfmt_misc) installs, in one apt run, what a board owner installs:
 # openssh-server, python3, iperf3, ethtool and the runtime libraries of ppctl
-# and ppctld (the tarball's MANIFEST), and Debian's arm64 kernel package of the
-# lab (the one `make dist-board ARCH=arm64` builds for, from
-# /var/cache/ppkit/debs) with its initramfs.  The board logs in root with a key
+# and ppctld (the tarball's MANIFEST); then dpkg -i Debian's arm64 kernel
+# package of the lab (the one `make dist-board ARCH=arm64` builds for, from
+# /var/cache/ppkit/debs), whose postinst makes the initramfs (the modules the
+# board needs to mount its root, not all of them).  Documentation, manual
+# pages and translations are not installed.  The board logs in root with a key
 # made here, brings up its first interface with DHCP (systemd-networkd) and
 # runs sshd.  The result is cached as a raw ext4 image under
-# /var/cache/ppkit/board-arm64/KEY/ (KEY: a hash of this script and the
-# kernel package), with the kernel, initramfs and ssh key beside it; a second
-# run prints the directory and does nothing else.  About 5 minutes here.  --print: the directory
-# only, or exit 1 if it is not built.
+# /var/cache/ppkit/board-arm64/KEY/ (KEY: a hash of this script's REV, the
+# package lists and the kernel package), with the kernel, initramfs and ssh
+# key beside it; a second run prints the directory and does nothing else.
+# --print: the directory only, or exit 1 if it is not built.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,8 +39,8 @@ if [ -z "$kdeb" ]; then
 	exit 1
 fi
 # What the image is made of: a change to it (packages, configuration) bumps REV.
-REV=1
-PKGS="openssh-server python3 iperf3 ethtool iproute2 kmod procps systemd-sysv udev"
+REV=2
+PKGS="openssh-server python3 iperf3 ethtool iproute2 kmod procps systemd-sysv udev dbus netbase"
 RUNTIME=$(sed -n 's/^runtime=//p' "$ROOT/scripts/dist/stage.sh")
 key=$(echo "$REV $PKGS $RUNTIME $(basename "$kdeb")" | sha256sum | cut -c1-16)
 out=$CACHE/board-arm64/$key
@@ -79,33 +81,28 @@ trap cleanup EXIT
 
 log() { printf 'image.sh: %s (%ds)\n' "$*" "$SECONDS" >&2; }
 
-log "debootstrap bookworm arm64 from $mirror"
-debootstrap --arch=arm64 --foreign bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-	{ tail -20 "$work/debootstrap.log" >&2; exit 1; }
-log "second stage under qemu-aarch64"
-chroot "$rootfs" /debootstrap/debootstrap --second-stage >"$work/second.log" 2>&1 ||
-	{ tail -20 "$rootfs/debootstrap/debootstrap.log" "$work/second.log" >&2; exit 1; }
-
-mount -t proc proc "$rootfs/proc"
-mount -t sysfs sys "$rootfs/sys"
-mount --bind /dev "$rootfs/dev"
-mount --bind /dev/pts "$rootfs/dev/pts"
-printf 'deb %s bookworm main\n' "$mirror" > "$rootfs/etc/apt/sources.list"
-printf '#!/bin/sh\nexit 101\n' > "$rootfs/usr/sbin/policy-rc.d"
-chmod 755 "$rootfs/usr/sbin/policy-rc.d"
-cp "$kdeb" "$rootfs/tmp/"
-log "apt install in the board"
-in_board() { chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive LC_ALL=C "$@"; }
-in_board apt-get update >"$work/apt.log" 2>&1 || { tail -20 "$work/apt.log" >&2; exit 1; }
-# The kernel last, on its own: its initramfs is made once, not again by the
-# triggers of packages configured after it.
+# The initramfs of a board on -M virt: its root is ext4 on virtio-blk-pci.
+# Debian's default (MODULES=most) packs every storage driver and compresses
+# them under emulation; the list is what this board needs.
+# shellcheck disable=SC2016 # $1 is the hook's, expanded by mmdebstrap
+initramfs_hook='mkdir -p "$1/etc/initramfs-tools/conf.d" &&
+	echo MODULES=list > "$1/etc/initramfs-tools/conf.d/ppkit-board" &&
+	printf "%s\n" virtio_pci virtio_blk ext4 >> "$1/etc/initramfs-tools/modules"'
+log "mmdebstrap bookworm arm64 from $mirror"
 # shellcheck disable=SC2086
-in_board apt-get install -y --no-install-recommends $PKGS $RUNTIME initramfs-tools \
-	>>"$work/apt.log" 2>&1 || { tail -20 "$work/apt.log" >&2; exit 1; }
-in_board apt-get install -y --no-install-recommends "/tmp/$(basename "$kdeb")" >>"$work/apt.log" 2>&1 ||
-	{ tail -20 "$work/apt.log" >&2; exit 1; }
-in_board apt-get clean
-rm -f "$rootfs/tmp/$(basename "$kdeb")" "$rootfs/usr/sbin/policy-rc.d"
+if ! mmdebstrap --mode=root --arch=arm64 --variant=apt --format=directory \
+	--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+	--dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+	--dpkgopt='path-include=/usr/share/locale/locale.alias' \
+	--include="$(echo $PKGS $RUNTIME linux-base initramfs-tools | tr ' ' ,)" \
+	--customize-hook="$initramfs_hook" \
+	--customize-hook="copy-in $kdeb /tmp" \
+	--customize-hook="chroot \"\$1\" dpkg -i /tmp/$(basename "$kdeb")" \
+	--customize-hook="rm -f \"\$1/tmp/$(basename "$kdeb")\"" \
+	bookworm "$rootfs" "deb $mirror bookworm main" >"$work/mmdebstrap.log" 2>&1; then
+	tail -30 "$work/mmdebstrap.log" >&2
+	exit 1
+fi
 
 log "configure"
 echo board > "$rootfs/etc/hostname"
@@ -127,7 +124,6 @@ cp "$rootfs/boot/vmlinuz-$krel" "$rootfs/boot/initrd.img-$krel" "$work/out/"
 echo "$krel" > "$work/out/krel"
 
 log "ext4 image"
-for m in dev/pts dev proc sys; do umount -l "$rootfs/$m"; done
 mkfs.ext4 -q -L board -d "$rootfs" "$work/out/root.img" 3G
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"

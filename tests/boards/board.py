@@ -1,7 +1,7 @@
 """An emulated Debian arm64 board you can ssh into, and its traffic peer.
 
 Board: the root filesystem of scripts/boards/image.sh (Debian 12 arm64,
-debootstrap'ed, with sshd and Debian's arm64 kernel package) on
+mmdebstrap'ed, with sshd and Debian's arm64 kernel package) on
 `qemu-system-aarch64 -M virt`, booted through its own kernel and initramfs,
 writing to a qcow2 overlay so the cached image stays as built.  eth0 is QEMU
 user networking with the board's port 22 forwarded to a free port of the
