@@ -94,28 +94,24 @@ LINES=()
 core_boot() {
 	step --rows lab-core "debian 6.1" 2400 tests/lab/run-all.sh core
 }
-# other_lines lab|boards: the lines of that slot, 6.12 in the lab slot (run
-# by the host slot when the debug subset takes the lab slot) and the others
-# (5.10) in the boards slot, after its own steps
-other_lines() {
-	local line out
-	for line in "${LINES[@]}"; do
-		if [ "$line" = 6.12 ]; then [ "$1" = lab ]; else [ "$1" = boards ]; fi || continue
-		# 6.12's netdev-family row drives ppsim on both pools under
-		# traffic: its core boot leaves ppsim's own row to it
-		out=ppctl-e2e
-		[ "$line" = 6.12 ] && out="ppctl-e2e ppsim"
-		step "build-modules-$line" host 900 make --no-print-directory modules KVER="$line" &&
-			step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" LEAVE_OUT="$out" CORE_QUICK=1 \
-				LEAVE_WHY="make test runs it on 6.1 (and ppsim on 5.10, 6.12's netdev-family row drives ppsim too); make test-matrix on every line" \
-				tests/lab/run-all.sh core
-		# ppctl and ppctld over the kernel's own netdev family: its
-		# page-pool commands came in 6.8, so only 6.12 has them
-		if [ "$line" = 6.12 ]; then
-			step --rows netdev-family-6.12 "debian 6.12" 600 env LAB_KERNEL=6.12 ONLY=netdev-family \
-				tests/lab/run-all.sh all
-		fi
-	done
+# one_line LINE: a line's modules, its core boot and (6.12) its
+# netdev-family row: a step of the pool
+one_line() {
+	local line=$1 out
+	# 6.12's netdev-family row drives ppsim on both pools under traffic:
+	# its core boot leaves ppsim's own row to it
+	out=ppctl-e2e
+	[ "$line" = 6.12 ] && out="ppctl-e2e ppsim"
+	step "build-modules-$line" host 900 make --no-print-directory modules KVER="$line" &&
+		step --rows "lab-core-$line" "debian $line" 2400 env LAB_KERNEL="$line" LEAVE_OUT="$out" CORE_QUICK=1 \
+			LEAVE_WHY="make test runs it on 6.1 (and ppsim on 5.10, 6.12's netdev-family row drives ppsim too); make test-matrix on every line" \
+			tests/lab/run-all.sh core
+	# ppctl and ppctld over the kernel's own netdev family: its page-pool
+	# commands came in 6.8, so only 6.12 has them
+	if [ "$line" = 6.12 ]; then
+		step --rows netdev-family-6.12 "debian 6.12" 600 env LAB_KERNEL=6.12 ONLY=netdev-family \
+			tests/lab/run-all.sh all
+	fi
 }
 bgwait() {
 	local i
@@ -142,25 +138,48 @@ debug_row() {
 	fi
 }
 
-# make test's three slots, side by side, each a chain of steps, filled to
-# end together (the steps' times: build/results/test-last/timeline.tsv,
+# make test's three slots, side by side, each a chain of steps, then the
+# pool (the steps' times: build/results/test-last/timeline.tsv,
 # tests/tier/critical.py).  Each guest keeps its files to itself, so any
 # scenario may run beside any other.
-#   host    deps, the builds, the host checks, the drivers, then the race
-#           tests (extra-kernel's pool-races; the debug subset's instead when
-#           it runs) and the stress suite (extra-stress), then, when the
-#           debug subset runs in the lab slot, holders, make run's demo
-#           and 6.12's rows
+#   host    deps, the builds, the host checks, install, the armhf tools,
+#           ASan, the drivers
 #   lab     the core boot on 6.1, ppsim's MTU, RSS, XDP and IRQ paths
-#           (extra-kernel's ppsim rows), then the debug subset or else the
-#           core boot of 6.12 and its netdev-family row, holders
-#           (extra-kernel's) and make run's demo
+#           (extra-kernel's ppsim rows), then the debug subset when it runs
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
-#           tarballs and the README's board flow, then kmod/ in-tree, then
-#           the lab's extra-tools (ppctld, Prometheus, the lab's checks),
-#           then the core boot of 5.10
-# make check: the host checks beside the core boot.
+#           tarballs and the README's board flow, then kmod/ in-tree
+# The pool: the lab's steps that need only the builds of the host slot's
+# start, in POOL's order (the longest first).  A slot at the end of its
+# chain takes the next step no other slot has taken, so the slots end
+# together whichever of them the machine makes slow (the cold builds of a
+# bare machine, the debug subset).
+POOL=(pool_tools pool_stress pool_races pool_holders)
+for line in "${LINES[@]}"; do POOL+=("one_line $line"); done
+POOL+=(pool_demo)
+mkdir -p "$RUN/pool"
+pool_drain() {
+	local i
+	for i in "${!POOL[@]}"; do
+		# mkdir is atomic: one slot takes each step
+		mkdir "$RUN/pool/$i" 2> /dev/null || continue
+		${POOL[$i]}
+	done
+	return 0
+}
+pool_tools() { step --rows lab-tools "debian 6.1" 3600 tests/lab/run-all.sh extra-tools; }
+pool_stress() { step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh extra-stress; }
+# the debug subset, when it runs, has the race tests (on the debug kernel)
+pool_races() {
+	debug_subset || step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel
+}
+pool_holders() { step --rows lab-holders "debian 6.1" 900 env PART=holders tests/lab/run-all.sh extra-kernel; }
+# make run, the README's first command: its demo's lab parts (its selftest
+# and Orange Pi parts are the rows pool-selftest and drivers: orangepi, the
+# same scripts); three benchmark runs, not seven: this checks that the demo
+# works, make bench gives the figures
+pool_demo() { step make-run-demo "debian 6.1" 900 env DEMO_PARTS="bench ppsim" RUNS=3 scripts/lab/demo.sh; }
+
 lab_slot() {
 	core_boot
 	[ "$TIER" = test ] || return 0
@@ -171,20 +190,10 @@ lab_slot() {
 		step build-modules-debug host 900 make --no-print-directory modules-debug
 		# multi-threaded TCG: its one boot runs the race tests
 		LAB_KERNEL=debug LAB_TCG=multi step --rows lab-debug "debug 6.1" 3600 tests/lab/run-all.sh debug-subset
-		# the host slot takes the rest
 	else
-		other_lines lab
 		debug_row
-		lab_tail
 	fi
-}
-lab_tail() {
-	step --rows lab-holders "debian 6.1" 900 env PART=holders tests/lab/run-all.sh extra-kernel
-	# make run, the README's first command: its demo's lab parts (its
-	# selftest and Orange Pi parts are the rows pool-selftest and
-	# drivers: orangepi, the same scripts); three benchmark runs, not
-	# seven: this checks that the demo works, make bench gives the figures
-	step make-run-demo "debian 6.1" 900 env DEMO_PARTS="bench ppsim" RUNS=3 scripts/lab/demo.sh
+	pool_drain
 }
 boards_slot() {
 	step board-image host 3600 scripts/boards/image.sh
@@ -193,8 +202,7 @@ boards_slot() {
 	step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
 	# kmod/ in Debian's own kernel tree, on the host
 	step intree host 1800 scripts/intree/test.sh
-	step --rows lab-tools "debian 6.1" 3600 tests/lab/run-all.sh extra-tools
-	other_lines boards
+	pool_drain
 }
 
 if [ "$TIER" = test ]; then
@@ -221,13 +229,7 @@ if [ "$TIER" = test ]; then
 	ready boards-inputs
 	step asan host 1800 make --no-print-directory test-asan
 	step --rows drivers host 4800 tests/drivers/run.sh
-	# the debug subset, when it runs, has the race tests (on the debug kernel)
-	debug_subset || step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel
-	step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh extra-stress
-	if debug_subset; then
-		lab_tail
-		other_lines lab
-	fi
+	pool_drain
 fi
 bgwait
 
