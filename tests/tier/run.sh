@@ -142,19 +142,18 @@ debug_row() {
 # pool (the steps' times: build/results/test-last/timeline.tsv,
 # tests/tier/critical.py).  Each guest keeps its files to itself, so any
 # scenario may run beside any other.
-#   host    deps, the builds, the host checks, install, the armhf tools,
-#           ASan, the drivers
+#   host    deps, the builds, the host checks, install, the armhf tools
 #   lab     the core boot on 6.1, ppsim's MTU, RSS, XDP and IRQ paths
 #           (extra-kernel's ppsim rows), then the debug subset when it runs
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
 #           tarballs and the README's board flow, then kmod/ in-tree
-# The pool: the lab's steps that need only the builds of the host slot's
-# start, in POOL's order (the longest first).  A slot at the end of its
-# chain takes the next step no other slot has taken, so the slots end
-# together whichever of them the machine makes slow (the cold builds of a
-# bare machine, the debug subset).
-POOL=(pool_tools pool_stress pool_races pool_holders)
+# The pool: the steps that need only the builds of the host slot's chain
+# (the drivers, ASan, the lab's), in POOL's order (the longest first).  A
+# slot at the end of its chain takes the next step no other slot has taken,
+# so the slots end together whichever of them the machine makes slow (the
+# cold builds of a bare machine, the debug subset).
+POOL=(pool_drivers pool_asan pool_tools pool_stress pool_races pool_holders)
 for line in "${LINES[@]}"; do POOL+=("one_line $line"); done
 POOL+=(pool_demo)
 mkdir -p "$RUN/pool"
@@ -167,6 +166,9 @@ pool_drain() {
 	done
 	return 0
 }
+# the driver lanes' Orange Pi takes the armhf tools
+pool_drivers() { await boards-inputs 3600; step --rows drivers host 4800 tests/drivers/run.sh; }
+pool_asan() { step asan host 1800 make --no-print-directory test-asan; }
 pool_tools() { step --rows lab-tools "debian 6.1" 3600 tests/lab/run-all.sh extra-tools; }
 pool_stress() { step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh extra-stress; }
 # the debug subset, when it runs, has the race tests (on the debug kernel)
@@ -227,8 +229,6 @@ if [ "$TIER" = test ]; then
 	step install host 600 tests/tier/install.sh
 	step build-tools-arm host 1800 make --no-print-directory tools ARCH=arm
 	ready boards-inputs
-	step asan host 1800 make --no-print-directory test-asan
-	step --rows drivers host 4800 tests/drivers/run.sh
 	pool_drain
 fi
 bgwait
