@@ -153,6 +153,7 @@ debug_row() {
 # slot at the end of its chain takes the next step no other slot has taken,
 # so the slots end together whichever of them the machine makes slow (the
 # cold builds of a bare machine, the debug subset).
+# make check: the host checks beside the core boot, no pool.
 POOL=(pool_drivers pool_asan pool_tools pool_stress pool_races pool_holders)
 for line in "${LINES[@]}"; do POOL+=("one_line $line"); done
 POOL+=(pool_demo)
