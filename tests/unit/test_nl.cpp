@@ -117,6 +117,32 @@ TEST_CASE("extended ack messages", "[nl][extack]")
 		auto m = fixture::msg(err);
 		CHECK(nl::extack_message(nlmsg_hdr(m.get())).empty());
 	}
+	SECTION("a forged echoed length is not followed out of the message")
+	{
+		// an uncapped error whose echoed request claims 2 GiB, nearly 4 GiB
+		// (an offset before the message, as an int), less than a header
+		// (8: the payload's end lands on the echoed header's seq, which
+		// reads as an attribute) or more than the message: no message, no
+		// read outside the message's 44 bytes
+		for (std::uint32_t echoed : {0x80000010u, 0xffffff98u, 12u, 8u, 0u, 0x40u, 16u}) {
+			Bytes err = {
+				0x2c, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x02, // ACK_TLVS only
+				0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+				0xff, 0xff, 0xff, 0xff,				// -EPERM
+				0x00, 0x00, 0x00, 0x00, 0x22, 0x00, 0x05, 0x00, // the echoed header
+				0x05, 0x00, 0x00, 0x00, 0xd2, 0x04, 0x00, 0x00,
+				0x07, 0x00, 0x01, 0x00, 0x6e, 0x6f, 0x00, 0x00, // MSG "no"
+			};
+			for (int i = 0; i < 4; i++)
+				err[20 + i] = static_cast<std::uint8_t>(echoed >> (8 * i));
+			auto m = fixture::msg(err);
+			INFO("echoed nlmsg_len " << echoed);
+			if (echoed == 16)	// a bare header: honest, the message follows
+				CHECK(nl::extack_message(nlmsg_hdr(m.get())) == "no");
+			else
+				CHECK(nl::extack_message(nlmsg_hdr(m.get())).empty());
+		}
+	}
 }
 
 TEST_CASE("a generic netlink socket opens here", "[nl][host]")

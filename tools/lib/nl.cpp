@@ -146,31 +146,37 @@ std::uint64_t get_uint(const nlattr *attr)
 
 std::string extack_message(const nlmsghdr *nlh)
 {
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || nlh->nlmsg_len < NLMSG_HDRLEN)
 		return {};
-	int len = static_cast<int>(nlh->nlmsg_len) - NLMSG_HDRLEN;
-	int off;
+	// Every length below is the sender's word: none is trusted past the
+	// message's own.
+	const std::size_t len = nlh->nlmsg_len - NLMSG_HDRLEN;
+	std::size_t off;
 	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		if (len < static_cast<int>(sizeof(nlmsgerr)))
+		if (len < sizeof(nlmsgerr))
 			return {};
 		const auto *e = static_cast<const nlmsgerr *>(nlmsg_data(nlh));
 		off = sizeof(nlmsgerr);
 		// Uncapped acks echo the request's payload before the TLVs.
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += NLMSG_ALIGN(e->msg.nlmsg_len - NLMSG_HDRLEN);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+			const std::size_t echoed = e->msg.nlmsg_len;
+			if (echoed < NLMSG_HDRLEN || echoed - NLMSG_HDRLEN > len - off)
+				return {};
+			off += NLMSG_ALIGN(echoed - NLMSG_HDRLEN);
+		}
 	} else if (nlh->nlmsg_type == NLMSG_DONE) {
 		off = sizeof(int);
 	} else {
 		return {};
 	}
-	if (off > len)
+	if (off >= len)
 		return {};
 	nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {};
 	policy[NLMSGERR_ATTR_MSG].type = NLA_STRING;
 	nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
 	auto *head = reinterpret_cast<nlattr *>(
 		static_cast<char *>(nlmsg_data(const_cast<nlmsghdr *>(nlh))) + off);
-	if (nla_parse(tb, NLMSGERR_ATTR_MAX, head, len - off, policy) < 0 ||
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, head, static_cast<int>(len - off), policy) < 0 ||
 	    !tb[NLMSGERR_ATTR_MSG])
 		return {};
 	return nla_get_string(tb[NLMSGERR_ATTR_MSG]);
