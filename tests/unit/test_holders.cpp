@@ -4,11 +4,21 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <climits>
+#include <cstring>
 #include <fstream>
+#include <string_view>
+#include <thread>
 
 #include <linux/ppkit.h>
 #include <netinet/in.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -176,6 +186,117 @@ TEST_CASE("socket owners from a /proc tree", "[holders]")
 	REQUIRE(h.holders[0].processes.size() == 1);
 	CHECK(ppctl::processes_cell(h.holders[0]) == "python3/148");
 	CHECK(ppctl::netns_cell(h.holders[0]) == "net:[0]");
+	fs::remove_all(root);
+}
+
+namespace {
+// Set by a test: readdir() fails with EIO in the folder whose path ends so,
+// once it has given this many entries other than . and ..
+std::string g_eio_folder;
+int g_eio_after = 0;
+}  // namespace
+
+// This binary's readdir(), which libstdc++'s directory_iterator calls: the
+// C library's, but for the failure a test asks for (g_eio_folder).
+extern "C" struct dirent *readdir(DIR *d)
+{
+	using Fn = struct dirent *(*)(DIR *);
+	static const Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "readdir"));
+	bool target = false;
+	if (!g_eio_folder.empty()) {
+		char path[PATH_MAX];
+		const std::string link = "/proc/self/fd/" + std::to_string(dirfd(d));
+		ssize_t n = readlink(link.c_str(), path, sizeof(path) - 1);
+		target = n > 0 && std::string_view(path, n).ends_with(g_eio_folder);
+	}
+	if (target && g_eio_after <= 0) {
+		errno = EIO;
+		return nullptr;
+	}
+	struct dirent *e = real(d);
+	if (target && e && std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+		g_eio_after--;
+	return e;
+}
+
+TEST_CASE("socket owners: a folder whose reading fails midway", "[holders]")
+{
+	fs::path root = fs::temp_directory_path() / ("ppkit-proc-eio-" + std::to_string(getpid()));
+	fs::remove_all(root);
+	for (int pid : {152, 153}) {
+		fs::create_directories(root / std::to_string(pid) / "fd");
+		std::ofstream(root / std::to_string(pid) / "comm") << "p" << pid << "\n";
+	}
+	fs::create_symlink("socket:[500]", root / "152" / "fd" / "3");
+	fs::create_symlink("socket:[501]", root / "152" / "fd" / "4");
+	fs::create_symlink("socket:[600]", root / "153" / "fd" / "3");
+	// 152's fd folder fails after one entry, as a read of /proc can (an
+	// exiting process's ENOENT is the end of the folder to glibc; other
+	// errors are not)
+	g_eio_folder = "/152/fd";
+	g_eio_after = 1;
+	std::unordered_map<std::uint64_t, std::vector<Process>> owners;
+	CHECK_NOTHROW(owners = socket_owners(root.string()));
+	int seen = 0;
+	g_eio_after = 1;
+	CHECK_FALSE(each_entry(root / "152" / "fd", [&](const fs::directory_entry &) { seen++; }));
+	g_eio_folder.clear();
+	CHECK(seen == 1);
+	// the other process is named, and 152's one socket read before the failure
+	REQUIRE(owners.count(600));
+	CHECK(owners[600][0].comm == "p153");
+	CHECK(owners.count(500) + owners.count(501) == 1);
+	CHECK(each_entry(root / "152" / "fd", [](const fs::directory_entry &) {}));
+	fs::remove_all(root);
+}
+
+TEST_CASE("socket owners: a process exiting during the walk", "[holders][host]")
+{
+	// pid 152 of a /proc tree is a real child's fd folder, and its comm a
+	// FIFO: the walk blocks on it after the child's first socket, and the
+	// child is killed and reaped meanwhile (the kernel's next read of the
+	// folder fails with ENOENT, which glibc's readdir calls its end)
+	fs::path root = fs::temp_directory_path() / ("ppkit-proc-exit-" + std::to_string(getpid()));
+	fs::remove_all(root);
+	fs::create_directories(root / "152");
+	int sv[2], ready[2];
+	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	REQUIRE(pipe(ready) == 0);
+	struct stat st {};
+	REQUIRE(fstat(sv[0], &st) == 0);
+	pid_t child = fork();
+	REQUIRE(child >= 0);
+	if (child == 0) {
+		dup2(sv[0], 0);	// the socket is the folder's first entry
+		close(ready[0]);
+		close(ready[1]);	// the parent's read returns: set up
+		pause();
+		_exit(0);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	close(ready[1]);
+	char c;
+	REQUIRE(read(ready[0], &c, 1) == 0);
+	close(ready[0]);
+	fs::create_directory_symlink("/proc/" + std::to_string(child) + "/fd", root / "152" / "fd");
+	REQUIRE(mkfifo((root / "152" / "comm").c_str(), 0600) == 0);
+	std::thread killer([&] {
+		std::ofstream comm(root / "152" / "comm");	// opens once the walk reads it
+		kill(child, SIGKILL);
+		waitpid(child, nullptr, 0);
+		comm << "victim\n";
+	});
+	std::unordered_map<std::uint64_t, std::vector<Process>> owners;
+	CHECK_NOTHROW(owners = socket_owners(root.string()));
+	// a walk that never read comm must not leave the killer waiting
+	int unblock = open((root / "152" / "comm").c_str(), O_RDONLY | O_NONBLOCK);
+	killer.join();
+	close(unblock);
+	REQUIRE(owners.count(st.st_ino));
+	CHECK(owners[st.st_ino][0].pid == 152);
+	CHECK(owners[st.st_ino][0].comm == "victim");
+	CHECK_FALSE(each_entry("/proc/" + std::to_string(child) + "/fd", [](const auto &) {}));
 	fs::remove_all(root);
 }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -49,44 +50,51 @@ std::string comm_of(const fs::path &pid_dir)
 
 }  // namespace
 
+bool each_entry(const fs::path &dir, const std::function<void(const fs::directory_entry &)> &fn)
+{
+	std::error_code ec;
+	fs::directory_iterator it(dir, ec), end;
+	// increment(ec), not ++: a range-for throws when a read fails midway
+	for (; !ec && it != end; it.increment(ec))
+		fn(*it);
+	return !ec;
+}
+
 std::unordered_map<std::uint64_t, std::vector<Process>> socket_owners(const std::string &proc)
 {
 	std::unordered_map<std::uint64_t, std::vector<Process>> out;
-	std::error_code ec;
-	for (const auto &d : fs::directory_iterator(proc, ec)) {
+	each_entry(proc, [&](const fs::directory_entry &d) {
 		const std::string name = d.path().filename().string();
 		int pid = 0;
 		auto r = std::from_chars(name.data(), name.data() + name.size(), pid);
 		if (r.ec != std::errc() || r.ptr != name.data() + name.size())
-			continue;
-		std::error_code fec;
+			return;
 		std::string comm;
-		for (const auto &fd : fs::directory_iterator(d.path() / "fd", fec)) {
+		each_entry(d.path() / "fd", [&](const fs::directory_entry &fd) {
 			std::error_code lec;
 			std::string link = fs::read_symlink(fd.path(), lec).string();
 			std::uint64_t ino = 0;
 			if (lec || !socket_inode(link, ino))
-				continue;
+				return;
 			auto &v = out[ino];
 			if (!v.empty() && v.back().pid == pid)
-				continue;
+				return;
 			if (comm.empty())
 				comm = comm_of(d.path());
 			v.push_back({pid, comm});
-		}
-	}
+		});
+	});
 	return out;
 }
 
 std::unordered_map<std::uint32_t, std::string> netns_names(const std::string &dir)
 {
 	std::unordered_map<std::uint32_t, std::string> out;
-	std::error_code ec;
-	for (const auto &e : fs::directory_iterator(dir, ec)) {
+	each_entry(dir, [&](const fs::directory_entry &e) {
 		struct stat st {};
 		if (::stat(e.path().c_str(), &st) == 0)
 			out.emplace(static_cast<std::uint32_t>(st.st_ino), e.path().filename().string());
-	}
+	});
 	return out;
 }
 

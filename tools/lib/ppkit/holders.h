@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,8 +57,14 @@ struct Holders {
 // "tcp", "udp", "tcp6", "udp6", "packet", or the numbers.
 std::string holder_proto(const Holder &h);
 
+// Calls @fn with each entry of @dir; false if @dir cannot be read or its
+// reading fails midway (/proc/PID/fd of a process that exits meanwhile).
+// Never throws std::filesystem::filesystem_error.
+bool each_entry(const std::filesystem::path &dir,
+		const std::function<void(const std::filesystem::directory_entry &)> &fn);
 // Socket inode -> processes that have it open, from @proc/*/fd.  Processes
-// that vanish or that we may not read are skipped.
+// that vanish (before or during the walk) or that we may not read are
+// skipped.
 std::unordered_map<std::uint64_t, std::vector<Process>> socket_owners(
 	const std::string &proc = "/proc");
 // Network namespace inode -> name, from the bind mounts in @dir (ip netns).
