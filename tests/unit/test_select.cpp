@@ -131,6 +131,23 @@ TEST_CASE("--sort: each row's fields computed once, not once per comparison", "[
 	CHECK(c.back().pool.id == 300u);
 }
 
+TEST_CASE("--group-by device: the oldest lent page is the oldest pool's", "[select][render]")
+{
+	auto f = fleet();
+	const std::uint64_t ages[] = {7000, 2500, 400, 90};
+	std::size_t i = 0;
+	for (Sample &s : f) {
+		s.stats.set(Counter::LentHeld, 3);
+		s.stats.set(Counter::LentOldestMs, ages[i++ % 4]);
+	}
+	auto g = group_by_device(f);
+	REQUIRE(g.size() == 3);
+	REQUIRE(g[0].ids == std::vector<std::uint32_t>{1, 3});
+	// counts add up, ages do not
+	CHECK(g[0].stats.get(Counter::LentHeld) == 6);
+	CHECK(g[0].stats.get(Counter::LentOldestMs) == 7000);
+}
+
 TEST_CASE("--group-by device: each device's pools summed", "[select][render]")
 {
 	auto g = group_by_device(fleet());

@@ -29,8 +29,13 @@ std::vector<DeviceGroup> group_by_device(const std::vector<ppkit::Sample> &sampl
 		g.detached += p.detached();
 		for (std::size_t i = 0; i < ppkit::kCounterCount; i++) {
 			auto c = static_cast<Counter>(i);
-			if (s.stats.has(c))
-				g.stats.set(c, g.stats.get(c) + s.stats.get(c));
+			if (!s.stats.has(c))
+				continue;
+			// An age is a maximum: the device's oldest page is its
+			// oldest pool's, not the sum of theirs.
+			g.stats.set(c, c == Counter::LentOldestMs && g.stats.has(c)
+					       ? std::max(g.stats.get(c), s.stats.get(c))
+					       : g.stats.get(c) + s.stats.get(c));
 		}
 		auto inflight = s.stats.has(Counter::Inflight) ? s.stats.opt(Counter::Inflight)
 							       : p.inflight;
