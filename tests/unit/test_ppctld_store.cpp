@@ -726,6 +726,79 @@ TEST_CASE("store: a source going down retires its pools", "[ppctld][store]")
 		CHECK(b.up);
 }
 
+TEST_CASE("store: a failed dump keeps the histories the reconnect finds again",
+	  "[ppctld][store]")
+{
+	Fixture f;
+	f.store.on_backend_up(Source::Ppkit);
+	f.store.on_pools(Source::Ppkit, {pool(1), pool(2)});
+	Traffic a = kA;
+	for (int t = 0; t < 5; t++) {
+		a = more(a, 1000, 0.9, 20);
+		f.sample(t, {stats(1, a), stats(2, a)});
+	}
+	f.store.on_backend_down(Source::Ppkit, "dump failed: No buffer space available", false);
+	CHECK(f.store.live_pools() == 2);
+	CHECK(f.store.gone_pools() == 0);
+	// down: no stale rows, the histories still live
+	CHECK(f.row(1) == nullptr);
+	CHECK(f.points(1).size() == 5);
+
+	// the reconnect's list: pool 1 as it was, pool 2 gone, pool 3 new
+	f.store.on_backend_up(Source::Ppkit);
+	f.store.on_pools(Source::Ppkit, {pool(1), pool(3)});
+	CHECK(f.store.gone_pools() == 1);
+	a = more(a, 1000, 0.9, 20);
+	f.sample(6, {stats(1, a), stats(3, a)});
+	CHECK(f.points(1).size() == 6);
+	REQUIRE(f.row(1));
+	CHECK(f.row(1)->hit);	// a window across the failure
+	CHECK(f.points(3).size() == 1);
+
+	// a reconnect that fails retires them
+	f.store.on_backend_down(Source::Ppkit, "dump failed", false);
+	f.store.on_backend_down(Source::Ppkit, "pp_backport is not loaded", true);
+	CHECK(f.store.live_pools() == 0);
+	CHECK(f.store.gone_pools() == 3);
+	auto h = f.store.history(Source::Ppkit, 1, 1e9);
+	REQUIRE(h);
+	CHECK_FALSE(h->live);
+	CHECK(h->points.size() == 6);
+}
+
+TEST_CASE("store: a retired pool's alerts are cleared, once", "[ppctld][store]")
+{
+	Config c = config();
+	c.alerts.hit_below = 0.5;
+	c.alerts.hit_for_s = 10;
+	c.alerts.leak_for_s = 10;
+	c.alerts.leak_min_pages = 1;
+	Fixture f(c);
+	f.store.on_pools(Source::Ppkit, {pool(1), pool(2), pool(3)});
+	Traffic a = kA;
+	int raised = 0;
+	for (int t = 0; t <= 20; t++) {
+		a = more(a, 1000, 0.1, 100 + 10 * static_cast<std::uint64_t>(t));
+		raised += static_cast<int>(f.sample(t, {stats(1, a), stats(2, a), stats(3, a)}).size());
+	}
+	REQUIRE(raised == 6);	// both rules on all three
+	CHECK(f.store.take_retired_alerts().empty());
+
+	// destroyed (a notification), missing from a list, its source gone
+	f.store.on_event(event(ppkit::Event::Kind::Del, pool(1)));
+	f.store.on_pools(Source::Ppkit, {pool(3)});
+	f.store.on_backend_down(Source::Ppkit, "pp_backport is not loaded", true);
+	auto cleared = f.store.take_retired_alerts();
+	REQUIRE(cleared.size() == 6);
+	for (std::size_t i = 0; i < cleared.size(); i++) {
+		CHECK(cleared[i].what == Transition::Cleared);
+		CHECK(cleared[i].pool.id == 1 + i / 2);
+		CHECK(cleared[i].rule == (i % 2 ? "leak-suspect" : "low-hit-rate"));
+		CHECK_THAT(cleared[i].detail, Catch::EndsWith("the pool is gone"));
+	}
+	CHECK(f.store.take_retired_alerts().empty());
+}
+
 TEST_CASE("store: publish() and snapshot()", "[ppctld][store]")
 {
 	Fixture f;

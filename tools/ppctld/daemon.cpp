@@ -366,11 +366,14 @@ private:
 		    cfg_.alerts.hit_for_s, cfg_.alerts.leak_for_s);
 	}
 
-	void down(Backend &b, const std::string &why)
+	// @retire: the family is gone (a connect failed); else a dump or a
+	// notification read failed, and the pools keep their histories until
+	// the reconnect's list.
+	void down(Backend &b, const std::string &why, bool retire)
 	{
 		b.client.reset();
 		b.monitor.reset();
-		store_.on_backend_down(b.source, why);
+		store_.on_backend_down(b.source, why, retire);
 		if (b.was_up.value_or(true))
 			log(LOG_WARNING, "{} pools: not sampling: {}", ppkit::to_string(b.source), why);
 		b.was_up = false;
@@ -403,7 +406,7 @@ private:
 			b.was_up = true;
 			return true;
 		} catch (const ppkit::Error &e) {
-			down(b, explain(e));
+			down(b, explain(e), true);
 			return false;
 		}
 	}
@@ -418,7 +421,7 @@ private:
 				log(LOG_NOTICE, "{} pools: notifications overran, reading the list again",
 				    ppkit::to_string(b.source));
 		} catch (const ppkit::Error &e) {
-			down(b, explain(e));
+			down(b, explain(e), false);
 		}
 	}
 
@@ -448,9 +451,11 @@ private:
 						    : std::string());
 			} catch (const ppkit::Error &e) {
 				failed = true;
-				down(b, explain(e));
+				down(b, explain(e), false);
 			}
 		}
+		for (const AlertEvent &a : store_.take_retired_alerts())
+			log(LOG_NOTICE, "alert {} cleared: {}", a.rule, a.detail);
 		store_.count_round(
 			std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
 			failed);

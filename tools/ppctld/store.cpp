@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <ctime>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -92,6 +93,13 @@ void Store::retire(const Key &k)
 	auto it = live_.find(k);
 	if (it == live_.end())
 		return;
+	const PoolState &st = it->second;
+	if (st.hit_rule.active())
+		retired_alerts_.push_back({"low-hit-rate", Transition::Cleared, st.pool,
+					   pool_name(st.pool) + ": the pool is gone"});
+	if (st.leak_rule.active())
+		retired_alerts_.push_back({"leak-suspect", Transition::Cleared, st.pool,
+					   pool_name(st.pool) + ": the pool is gone"});
 	gone_.push_back(std::move(it->second));
 	live_.erase(it);
 	while (gone_.size() > kGoneKept)
@@ -126,15 +134,22 @@ void Store::on_pools(ppkit::Source source, std::vector<ppkit::Pool> pools)
 		add(p);
 }
 
-void Store::on_backend_down(ppkit::Source source, std::string why)
+void Store::on_backend_down(ppkit::Source source, std::string why, bool retire_pools)
 {
-	std::vector<Key> drop;
-	for (auto &[k, st] : live_)
-		if (k.first == source)
-			drop.push_back(k);
-	for (const Key &k : drop)
-		retire(k);
+	if (retire_pools) {
+		std::vector<Key> drop;
+		for (auto &[k, st] : live_)
+			if (k.first == source)
+				drop.push_back(k);
+		for (const Key &k : drop)
+			retire(k);
+	}
 	backends_[source] = BackendState{source, false, std::move(why)};
+}
+
+std::vector<AlertEvent> Store::take_retired_alerts()
+{
+	return std::exchange(retired_alerts_, {});
 }
 
 void Store::on_backend_up(ppkit::Source source)
@@ -294,7 +309,9 @@ void Store::publish()
 	s->rows.reserve(live_.size());
 	std::size_t bytes = 0;
 	for (const auto &[k, st] : live_) {
-		s->rows.push_back(st.row);
+		// a source down after a failed dump: its pools' last rows are stale
+		if (auto b = backends_.find(k.first); b == backends_.end() || b->second.up)
+			s->rows.push_back(st.row);
 		bytes += st.history.memory();
 	}
 	for (const PoolState &st : gone_)

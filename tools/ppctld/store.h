@@ -85,8 +85,11 @@ public:
 	// lost notification): pools missing from @pools are gone.
 	void on_event(const ppkit::Event &e);
 	void on_pools(ppkit::Source source, std::vector<ppkit::Pool> pools);
-	// The family went away (module unloaded): its pools are gone.
-	void on_backend_down(ppkit::Source source, std::string why);
+	// @source failed.  @retire: the family went away (module unloaded, a
+	// reconnect failed) and its pools are gone.  Else (a dump that failed)
+	// its pools keep their histories, out of the snapshot, until the list
+	// read at reconnect (on_pools()) says which of them still live.
+	void on_backend_down(ppkit::Source source, std::string why, bool retire = true);
 	void on_backend_up(ppkit::Source source);
 
 	// One sampling round of @source.  Stats of a pool the store does not
@@ -102,6 +105,8 @@ public:
 	std::vector<AlertEvent> on_gauges(ppkit::Source source, std::vector<ppkit::Pool> pools,
 					  Clock::time_point taken, std::uint64_t realtime_ns);
 	void count_round(double seconds, bool failed);
+	// The alerts of pools retired since the last call, each cleared once.
+	std::vector<AlertEvent> take_retired_alerts();
 
 	// The history of pool @id of @source since @since (a live pool first,
 	// else the newest destroyed one with that id); empty if none.
@@ -149,6 +154,7 @@ private:
 	std::map<Key, PoolState> live_;
 	std::deque<PoolState> gone_;
 	std::map<ppkit::Source, BackendState> backends_;
+	std::vector<AlertEvent> retired_alerts_;
 	std::uint64_t samples_ = 0, sample_errors_ = 0, alerts_raised_ = 0;
 	double last_sample_s_ = 0;
 
