@@ -152,20 +152,59 @@ TEST_CASE("ppctl stats --interval: vmstat-like lines", "[render]")
 	b.stats.set(Counter::PagesReturned, 9992 + 1000);
 	b.taken = a.taken + std::chrono::seconds(1);
 	std::vector<IntervalRow> rows = {{b, window(a, b)}};
-	auto l = lines(interval_lines(rows, {false, 100, false}, true));
+	IntervalLayout layout;
+	auto l = lines(interval_lines(rows, {false, 100, false}, layout));
 	REQUIRE(l.size() == 2);
 	CHECK_THAT(l[0], Catch::StartsWith("   ID  DEV       SERVED/s     HIT  RECYCLE"));
 	CHECK_THAT(l[1], Catch::Contains("1.0K") && Catch::Contains("90.0%") &&
 				 Catch::Contains("100.0%"));
 	// Later intervals: no header, same columns.
-	auto again = lines(interval_lines(rows, {false, 100, false}, false));
+	auto again = lines(interval_lines(rows, {false, 100, false}, layout));
 	REQUIRE(again.size() == 1);
 	CHECK(again[0] == l[1]);
 
 	Sample r = busy(1);
 	r.stats.set(Counter::PagesFromCache, 1);	// went down
 	std::vector<IntervalRow> reset = {{r, window(a, r)}};
-	CHECK_THAT(interval_lines(reset, {false, 100, false}, false), Catch::Contains("reset"));
+	CHECK_THAT(interval_lines(reset, {false, 100, false}, layout), Catch::Contains("reset"));
+}
+
+TEST_CASE("ppctl stats --interval: columns stay under their header", "[render]")
+{
+	// an interval whose device name and in-flight count are wider than
+	// the first's: the header comes again, and every line after it,
+	// narrower figures too, keeps the wider columns
+	auto interval = [](const std::string &dev, std::uint64_t inflight) {
+		Sample a = busy(1), b = busy(1);
+		b.pool.ifname = dev;
+		b.stats.set(Counter::Inflight, inflight);
+		b.stats.set(Counter::PagesFromCache, 8000 + 900);
+		b.stats.set(Counter::PagesFromAlloc, 1000 + 100);
+		b.taken = a.taken + std::chrono::seconds(1);
+		return std::vector<IntervalRow>{{b, window(a, b)}};
+	};
+	const RenderOptions o{true, 200, false};
+	IntervalLayout layout;
+	std::vector<std::string> out;
+	for (auto [dev, inflight] : {std::pair{"eth0", 12}, {"eth0", 40}, {"enp1s0f0np0", 1234567890},
+				     {"eth0", 12}})
+		for (auto &l : lines(interval_lines(interval(dev, inflight), o, layout)))
+			out.push_back(l);
+	REQUIRE(out.size() == 6);	// header, line, line, header, line, line
+	CHECK_THAT(out[0], Catch::StartsWith("   ID"));
+	CHECK_THAT(out[3], Catch::StartsWith("   ID"));
+	// each in-flight figure ends where its header's INFLIGHT does
+	auto under = [](const std::string &header, const std::string &line, const std::string &fig) {
+		std::size_t end = header.find("INFLIGHT") + 8;
+		return end <= line.size() && end > fig.size() &&
+		       line.compare(end - fig.size(), fig.size(), fig) == 0 &&
+		       line[end - fig.size() - 1] == ' ';
+	};
+	CHECK(under(out[0], out[1], "12"));
+	CHECK(under(out[0], out[2], "40"));
+	CHECK(under(out[3], out[4], "1234567890"));
+	CHECK(under(out[3], out[5], "12"));
+	CHECK(out[3].find("INFLIGHT") > out[0].find("INFLIGHT"));	// the device column grew
 }
 
 TEST_CASE("ppctl monitor: one line per event", "[render]")

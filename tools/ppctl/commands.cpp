@@ -264,7 +264,7 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 	const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
 		std::chrono::duration<double>(*o.interval));
 	const auto start = std::chrono::steady_clock::now();
-	bool header = true;
+	IntervalLayout layout;
 	std::vector<pollfd> none;
 	for (std::uint64_t seq = 1; !o.count || seq <= *o.count; seq++) {
 		if (sig.wait(none, start + period * static_cast<std::int64_t>(seq)) < 0)
@@ -291,8 +291,7 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 		if (o.json) {
 			write_interval_doc(out, rows, seq, *o.interval, now_ns());
 		} else if (!rows.empty()) {
-			out << interval_lines(rows, render_options(o), header);
-			header = false;
+			out << interval_lines(rows, render_options(o), layout);
 		}
 		out.flush();
 	}

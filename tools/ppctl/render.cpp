@@ -160,9 +160,10 @@ std::string stats_long(const std::vector<ppkit::Sample> &samples, const RenderOp
 }
 
 std::string interval_lines(const std::vector<IntervalRow> &rows, const RenderOptions &o,
-			   bool header)
+			   IntervalLayout &layout)
 {
-	// Fixed minimum widths keep the columns of successive intervals aligned.
+	// Minimum widths for the usual figures; wider cells widen the column
+	// from this interval on (layout).
 	std::vector<Column> cols = {
 		{"ID", true, 0, 5},	  {"SRC", false, 0, 6},	   {"DEV", false, 4, 8},
 		{"SERVED/s", true, 0, 8}, {"HIT", true, 0, 6},	   {"RECYCLE", true, 0, 7},
@@ -170,6 +171,9 @@ std::string interval_lines(const std::vector<IntervalRow> &rows, const RenderOpt
 		{"INFLIGHT", true, 1, 8}, {"RING", true, 3, 6},	   {"NOTE", false, 5, 5},
 	};
 	cols[1].hidden = !o.show_source;
+	if (layout.widths.size() == cols.size())
+		for (std::size_t i = 0; i < cols.size(); i++)
+			cols[i].min_width = std::max(cols[i].min_width, layout.widths[i]);
 	Table t(cols);
 	for (const auto &r : rows) {
 		const ppkit::Window &w = r.window;
@@ -184,6 +188,9 @@ std::string interval_lines(const std::vector<IntervalRow> &rows, const RenderOpt
 		       per_second(w.per_second(Counter::PagesOrphaned), o.raw), count(inflight, o.raw),
 		       count(st.opt(Counter::RingPages), o.raw), w.reset ? "reset" : ""});
 	}
+	std::vector<std::size_t> widths = t.widths();
+	const bool header = widths != layout.widths;
+	layout.widths = std::move(widths);
 	return t.render(o.width, header);
 }
 

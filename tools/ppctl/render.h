@@ -47,9 +47,16 @@ struct IntervalRow {
 	ppkit::Sample sample;	// the end of the window
 	ppkit::Window window;
 };
-// The lines of one interval; with the header when @header.
+// What the intervals of one run share: the columns' widths so far (empty:
+// nothing printed yet).  A column never narrows; one that must grow grows
+// for good, and the header is printed again above the wider columns.
+struct IntervalLayout {
+	std::vector<std::size_t> widths;
+};
+// The lines of one interval, with the header on the first and whenever the
+// columns grew.
 std::string interval_lines(const std::vector<IntervalRow> &rows, const RenderOptions &o,
-			   bool header);
+			   IntervalLayout &layout);
 
 // ppctl monitor: one line per event.
 std::string event_line(const ppkit::Event &e, const RenderOptions &o);

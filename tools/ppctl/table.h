@@ -29,9 +29,10 @@ public:
 	std::string render(int width, bool header = true) const;
 	// Which columns render(@width) keeps.
 	std::vector<bool> visible(int width) const;
+	// Each column's width: its header's, its min_width or its widest cell.
+	std::vector<std::size_t> widths() const;
 
 private:
-	std::vector<std::size_t> widths() const;
 
 	std::vector<Column> cols_;
 	std::vector<std::vector<std::string>> rows_;
