@@ -206,3 +206,45 @@ TEST_CASE("upstream counters alone give no exact rate", "[rates]")
 	CHECK(w.per_second(Counter::AllocFast) == Approx(100.0));
 	CHECK_FALSE(w.served_per_second());
 }
+
+TEST_CASE("rounds: windows against the round before, gone pools forgotten", "[rates]")
+{
+	auto at = [](std::uint32_t id, Source src, std::uint64_t served, int t) {
+		Sample s;
+		s.pool.id = id;
+		s.pool.source = src;
+		s.stats.pool_id = id;
+		s.stats.set(Counter::PagesFromCache, served);
+		s.stats.set(Counter::PagesFromRing, 0);
+		s.stats.set(Counter::PagesFromStack, 0);
+		s.stats.set(Counter::PagesFromAlloc, 0);
+		s.taken = std::chrono::steady_clock::time_point(std::chrono::seconds(t));
+		return s;
+	};
+	Rounds r;
+	auto first = r.next({at(1, Source::Ppkit, 0, 0), at(1, Source::Netdev, 0, 0),
+			     at(2, Source::Ppkit, 0, 0)});
+	REQUIRE(first.size() == 3);
+	for (const auto &row : first)
+		CHECK_FALSE(row.window);
+	CHECK(r.pools() == 3);
+	// pool 2 destroyed, pool 3 new: 1 and netdev 1 have windows
+	auto second = r.next({at(1, Source::Ppkit, 100, 1), at(1, Source::Netdev, 50, 1),
+			      at(3, Source::Ppkit, 0, 1)});
+	REQUIRE(second.size() == 3);
+	REQUIRE(second[0].window);
+	CHECK(second[0].window->served_per_second() == Approx(100));
+	REQUIRE(second[1].window);
+	CHECK(second[1].window->served_per_second() == Approx(50));
+	CHECK_FALSE(second[2].window);
+	CHECK(r.pools() == 3);
+	// a pool id 2 re-created later is new, not a window from the old one
+	auto third = r.next({at(2, Source::Ppkit, 7, 2)});
+	REQUIRE(third.size() == 1);
+	CHECK_FALSE(third[0].window);
+	CHECK(r.pools() == 1);
+	// 10,000 rounds of a pool each: the map holds the last round only
+	for (std::uint32_t i = 10; i < 10010; i++)
+		r.next({at(i, Source::Ppkit, 0, 3)});
+	CHECK(r.pools() == 1);
+}

@@ -144,4 +144,21 @@ Window since_creation(const Sample &s)
 	return finish(w);
 }
 
+std::vector<Rounds::Row> Rounds::next(std::vector<Sample> samples)
+{
+	std::vector<Row> rows;
+	rows.reserve(samples.size());
+	std::map<std::pair<Source, std::uint32_t>, Sample> now;
+	for (Sample &s : samples) {
+		std::pair key{s.pool.source, s.pool.id};
+		Row r{s, std::nullopt};
+		if (auto it = last_.find(key); it != last_.end())
+			r.window = window(it->second, s);
+		rows.push_back(std::move(r));
+		now.insert_or_assign(key, std::move(s));
+	}
+	last_ = std::move(now);
+	return rows;
+}
+
 }  // namespace ppkit

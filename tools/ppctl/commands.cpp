@@ -228,7 +228,6 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 		   std::ostream &out, std::ostream &err)
 {
 	Signals sig;
-	using Key = std::pair<Source, std::uint32_t>;
 	auto take = [&] {
 		std::vector<ppkit::Sample> all;
 		for (Client &c : clients) {
@@ -239,9 +238,8 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 		return all;
 	};
 
-	std::map<Key, ppkit::Sample> prev;
-	for (auto &s : take())
-		prev.emplace(Key{s.pool.source, s.pool.id}, std::move(s));
+	ppkit::Rounds rounds;
+	auto first = rounds.next(take());
 	// Rates need statistics: a family without them only lists its pools.
 	std::erase_if(clients, [&](Client &c) {
 		if (c.has_stats())
@@ -251,8 +249,8 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 	});
 	if (clients.empty()) {
 		std::vector<ppkit::Pool> pools;
-		for (const auto &[k, s] : prev)
-			pools.push_back(s.pool);
+		for (const auto &r : first)
+			pools.push_back(r.sample.pool);
 		sort_rows_by(pools, o.pool_sort, [](const ppkit::Pool &p) { return fields_of(p); });
 		if (o.json)
 			write_list_doc(out, pools);
@@ -270,16 +268,10 @@ int stats_interval(const Options &o, std::vector<Client> &clients, const ppkit::
 		if (sig.wait(none, start + period * static_cast<std::int64_t>(seq)) < 0)
 			break;
 		std::vector<IntervalRow> rows;
-		std::map<Key, ppkit::Sample> cur;
-		for (auto &s : take()) {
-			Key k{s.pool.source, s.pool.id};
-			auto it = prev.find(k);
-			// A pool that appeared during the interval has no window yet.
-			if (it != prev.end())
-				rows.push_back({s, ppkit::window(it->second, s)});
-			cur.emplace(k, std::move(s));
-		}
-		prev = std::move(cur);
+		// A pool that appeared during the interval has no window yet.
+		for (auto &r : rounds.next(take()))
+			if (r.window)
+				rows.push_back({std::move(r.sample), *r.window});
 		// The interval's figures: served per second and its rates.
 		sort_rows_by(rows, o.pool_sort, [](const IntervalRow &r) {
 			SortFields sf = fields_of(r.sample);

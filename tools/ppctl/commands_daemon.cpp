@@ -99,21 +99,21 @@ int cmd_top(const Options &o, std::ostream &out, std::ostream &err)
 
 	// Without the daemon: our own windows, one source or both.
 	std::vector<ppkit::Client> clients;
-	std::map<std::pair<ppkit::Source, std::uint32_t>, ppkit::Sample> prev;
+	ppkit::Rounds rounds;
 	auto direct = [&]() {
-		std::vector<TopRow> rows;
+		std::vector<ppkit::Sample> all;
 		for (ppkit::Client &c : clients)
-			for (ppkit::Sample &s : c.sample()) {
-				auto key = std::make_pair(s.pool.source, s.pool.id);
-				auto it = prev.find(key);
-				ppkit::Window w;
-				if (it != prev.end())
-					w = ppkit::window(it->second, s);
-				else
-					w.reset = true;
-				rows.push_back(top_row(s, w));
-				prev[key] = std::move(s);
-			}
+			for (ppkit::Sample &s : c.sample())
+				all.push_back(std::move(s));
+		std::vector<TopRow> rows;
+		for (ppkit::Rounds::Row &r : rounds.next(std::move(all))) {
+			ppkit::Window w;
+			if (r.window)
+				w = *r.window;
+			else
+				w.reset = true;
+			rows.push_back(top_row(r.sample, w));
+		}
 		return rows;
 	};
 	if (!daemon) {

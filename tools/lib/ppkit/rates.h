@@ -16,7 +16,10 @@
 #include <bitset>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "ppkit/types.h"
 
@@ -69,5 +72,21 @@ Window window(const Stats &before, std::chrono::steady_clock::time_point t0, con
 // cumulative rates.  Its length is known when the pool reports its
 // creation time.
 Window since_creation(const Sample &s);
+
+// Rounds of samples of many pools (ppctl stats -i, ppctl top): each
+// sample's window against its pool's sample of the round before.  Only
+// the last round is kept, so pools destroyed since are forgotten.
+class Rounds {
+public:
+	struct Row {
+		Sample sample;
+		std::optional<Window> window;	// none: the pool is new since
+	};
+	std::vector<Row> next(std::vector<Sample> samples);
+	std::size_t pools() const { return last_.size(); }
+
+private:
+	std::map<std::pair<Source, std::uint32_t>, Sample> last_;
+};
 
 }  // namespace ppkit
