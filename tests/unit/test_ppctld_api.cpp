@@ -397,11 +397,11 @@ void pump(ApiServer &srv, const Store &store, const ApiInfo &info, int timeout_m
 	std::vector<pollfd> fds;
 	for (const ApiServer::Watch &w : srv.watches())
 		fds.push_back({w.fd, w.events, 0});
-	if (poll(fds.data(), fds.size(), timeout_ms) <= 0)
-		return;
-	for (const pollfd &p : fds)
-		if (p.revents)
-			srv.serve(p.fd, p.revents, store, info);
+	if (poll(fds.data(), fds.size(), timeout_ms) > 0)
+		for (const pollfd &p : fds)
+			if (p.revents)
+				srv.serve(p.fd, p.revents, store, info);
+	srv.expire();
 }
 
 // A non-blocking client in the test's own thread.
@@ -476,8 +476,8 @@ private:
 
 // A server and the store it answers from, driven by the test.
 struct Served {
-	explicit Served(const std::string &path, std::size_t max_clients = 16)
-		: srv(path, 0600, "", max_clients)
+	explicit Served(const std::string &path, std::size_t max_clients = 16, ApiLimits limits = {})
+		: srv(path, 0600, "", max_clients, limits)
 	{
 	}
 
@@ -518,6 +518,22 @@ struct Served {
 	Fixture f;
 	ApiServer srv;
 };
+
+// Store @n ppkit pools (ids from 100), sampled; the size of a "pools"
+// reply line (about 500 bytes a pool).
+std::size_t many_pools(Served &s, std::uint32_t n)
+{
+	std::vector<ppkit::Pool> many;
+	std::vector<ppkit::Stats> st;
+	for (std::uint32_t id = 100; id < 100 + n; id++) {
+		many.push_back(pool(id));
+		st.push_back(stats(id, 1000, 5));
+	}
+	s.f.store.on_pools(Source::Ppkit, many);
+	s.f.store.on_stats(Source::Ppkit, st, s.f.epoch + 20s, kEpochRealtime + 20'000'000'000ULL);
+	s.f.store.publish();
+	return (handle_request("{\"cmd\": \"pools\"}", s.f.store, s.f.info).dump() + "\n").size();
+}
 
 // The server pumped from a thread of its own, for clients that block.
 class ServerThread {
@@ -947,17 +963,7 @@ TEST_CASE("api server: pipelined requests wait while their replies are not read"
 	// client reads, the rest are answered.
 	SockDir dir;
 	Served s(dir.path("api.sock"));
-	std::vector<ppkit::Pool> many;
-	std::vector<ppkit::Stats> st;
-	for (std::uint32_t id = 100; id < 300; id++) {
-		many.push_back(pool(id));
-		st.push_back(stats(id, 1000, 5));
-	}
-	s.f.store.on_pools(Source::Ppkit, many);
-	s.f.store.on_stats(Source::Ppkit, st, s.f.epoch + 20s, kEpochRealtime + 20'000'000'000ULL);
-	s.f.store.publish();
-	const std::size_t one = (handle_request("{\"cmd\": \"pools\"}", s.f.store, s.f.info).dump() +
-				 "\n").size();
+	const std::size_t one = many_pools(s, 200);
 	REQUIRE(one > 90'000);
 
 	Client c(s.srv.path());
@@ -985,3 +991,104 @@ TEST_CASE("api server: pipelined requests wait while their replies are not read"
 	CHECK(s.srv.peak_pending() <= ApiServer::kMaxPending + one);
 	CHECK_FALSE(c.eof());
 }
+
+TEST_CASE("api server: 64 clients pipelining without reading: the total is bounded",
+	  "[ppctld][api][socket]")
+{
+	// 20 pools make a "pools" reply of about 10 KB.  Each of 64 clients
+	// asks 30 times (more than its socket holds) and reads nothing: 19 MB
+	// of replies unbounded, 64 x the client bound (32 KiB) without a
+	// total.  With a total of 128 KiB, at most one reply more waits, and
+	// every reply still comes once the clients read.
+	SockDir dir;
+	ApiLimits lim;
+	lim.client_pending = 32 << 10;
+	lim.total_pending = 128 << 10;
+	Served s(dir.path("api.sock"), 64, lim);
+	const std::size_t one = many_pools(s, 20);
+	REQUIRE(one > 8'000);
+
+	std::vector<std::unique_ptr<Client>> cs;
+	std::string reqs;
+	for (int i = 0; i < 30; i++)
+		reqs += "{\"cmd\": \"pools\"}\n";
+	for (int i = 0; i < 64; i++) {
+		cs.push_back(std::make_unique<Client>(s.srv.path()));
+		cs.back()->send_all(reqs);
+		s.settle(5);
+	}
+	s.settle(300);
+	CHECK(s.srv.clients() == 64);
+	CHECK(s.srv.peak_total() <= lim.total_pending + one);
+	CHECK(s.srv.peak_pending() <= lim.client_pending + one);
+
+	// every request answered, in order, as the clients read
+	std::vector<int> replies(64);
+	// 1,920 replies: a minute for ASan on a loaded host
+	auto deadline = Clock::now() + 60s;
+	bool all = false;
+	while (!all && Clock::now() < deadline) {
+		pump(s.srv, s.f.store, s.f.info, 5);
+		all = true;
+		for (int i = 0; i < 64; i++) {
+			cs[i]->read_some();
+			while (auto l = cs[i]->take_line())
+				replies[i] += json::parse(*l)["ok"] == true;
+			all = all && replies[i] == 30;
+		}
+	}
+	CHECK(std::count(replies.begin(), replies.end(), 30) == 64);
+	CHECK(s.srv.peak_total() <= lim.total_pending + one);
+	CHECK(s.srv.pending() == 0);
+}
+
+TEST_CASE("api server: silent clients make room, unread replies are hung up",
+	  "[ppctld][api][socket]")
+{
+	SockDir dir;
+	ApiLimits lim;
+	lim.client_pending = 16 << 10;
+	lim.idle_evict = 200ms;
+	lim.stalled = 300ms;
+	Served s(dir.path("api.sock"), 4, lim);
+
+	// four that connect and say nothing fill the server: a fifth, once
+	// they have been silent for idle_evict, takes the oldest's place
+	std::vector<std::unique_ptr<Client>> silent;
+	for (int i = 0; i < 4; i++) {
+		silent.push_back(std::make_unique<Client>(s.srv.path()));
+		s.settle(10);
+	}
+	CHECK(s.srv.clients() == 4);
+	s.settle(250);
+	Client top(s.srv.path());
+	top.send_all("{\"cmd\": \"status\"}\n");
+	auto r = s.reply(top);
+	REQUIRE(r);
+	CHECK((*r)["ok"] == true);
+	CHECK(s.srv.clients() == 4);
+	CHECK(s.hung_up(*silent[0]));
+
+	// one that asks and never reads: hung up once its replies waited
+	// `stalled`, and its bytes are no longer counted
+	Client greedy(s.srv.path());
+	std::string reqs;
+	for (int i = 0; i < 3000; i++)	// more replies than the socket holds
+		reqs += "{\"cmd\": \"status\"}\n";
+	greedy.send_all(reqs);
+	auto deadline = Clock::now() + 5s;
+	while (s.srv.pending() == 0 && Clock::now() < deadline)
+		pump(s.srv, s.f.store, s.f.info, 5);
+	CHECK(s.srv.pending() > 0);
+	deadline = Clock::now() + 5s;
+	while (s.srv.pending() > 0 && Clock::now() < deadline)
+		pump(s.srv, s.f.store, s.f.info, 20);
+	CHECK(s.srv.pending() == 0);
+	CHECK(Clock::now() < deadline);
+	// the one that reads is still served
+	top.send_all("{\"cmd\": \"status\"}\n");
+	r = s.reply(top);
+	REQUIRE(r);
+	CHECK((*r)["ok"] == true);
+}
+

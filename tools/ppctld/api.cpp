@@ -224,8 +224,8 @@ gid_t group_id(const std::string &name)
 }  // namespace
 
 ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_name,
-		     std::size_t max_clients)
-	: path_(std::move(path)), max_clients_(max_clients)
+		     std::size_t max_clients, ApiLimits limits)
+	: path_(std::move(path)), max_clients_(max_clients), limits_(limits)
 {
 	sockaddr_un sa{};
 	sa.sun_family = AF_UNIX;
@@ -288,8 +288,8 @@ std::vector<ApiServer::Watch> ApiServer::watches() const
 {
 	std::vector<Watch> w;
 	w.push_back({fd_.get(), POLLIN});
-	// A client with kMaxPending bytes of replies waiting is not read from
-	// until it reads them.
+	// A client with client_pending bytes of replies waiting (or any, while
+	// total_pending wait) is not read from until they drain.
 	for (const auto &c : clients_)
 		w.push_back({c->fd.get(), static_cast<short>((full(*c) ? 0 : POLLIN) |
 							     (c->out.empty() ? 0 : POLLOUT))});
@@ -302,7 +302,7 @@ void ApiServer::accept_all()
 		Fd c(accept4(fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
 		if (!c)
 			return;	// EAGAIN, or the client left already
-		if (clients_.size() >= max_clients_) {
+		if (clients_.size() >= max_clients_ && !make_room()) {
 			std::string msg = line_of(error(fmt::format("too many clients (at most {})",
 								     max_clients_)));
 			(void)!send(c.get(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -310,8 +310,46 @@ void ApiServer::accept_all()
 		}
 		auto conn = std::make_unique<Conn>();
 		conn->fd = std::move(c);
+		conn->active = Clock::now();
 		clients_.push_back(std::move(conn));
 	}
+}
+
+// A full server hangs up on the client silent longest (nothing asked,
+// nothing to send) if silent for idle_evict: connections that only sit
+// there do not lock the others out.
+bool ApiServer::make_room()
+{
+	const auto now = Clock::now();
+	Conn *oldest = nullptr;
+	for (const auto &c : clients_)
+		if (c->in.empty() && c->out.empty() && now - c->active >= limits_.idle_evict &&
+		    (!oldest || c->active < oldest->active))
+			oldest = c.get();
+	if (!oldest)
+		return false;
+	drop(oldest->fd.get());
+	return true;
+}
+
+void ApiServer::expire(Clock::time_point now)
+{
+	std::vector<int> stalled;
+	for (const auto &c : clients_)
+		if (!c->out.empty() && now - c->waiting >= limits_.stalled)
+			stalled.push_back(c->fd.get());
+	for (int fd : stalled)
+		drop(fd);
+}
+
+void ApiServer::reply(Conn &c, const std::string &line)
+{
+	if (c.out.empty())
+		c.waiting = Clock::now();
+	c.out += line;
+	pending_ += line.size();
+	peak_pending_ = std::max(peak_pending_, c.out.size());
+	peak_total_ = std::max(peak_total_, pending_);
 }
 
 void ApiServer::flush(Conn &c)
@@ -324,42 +362,49 @@ void ApiServer::flush(Conn &c)
 			return;
 		if (n <= 0) {
 			c.closing = true;
+			pending_ -= c.out.size();
 			c.out.clear();
 			return;
 		}
 		c.out.erase(0, static_cast<std::size_t>(n));
+		pending_ -= static_cast<std::size_t>(n);
+		c.active = Clock::now();
+		c.waiting = c.active;	// progress: the wait starts again
 	}
 }
 
 void ApiServer::drop(int fd)
 {
-	std::erase_if(clients_, [fd](const std::unique_ptr<Conn> &c) { return c->fd.get() == fd; });
+	std::erase_if(clients_, [this, fd](const std::unique_ptr<Conn> &c) {
+		if (c->fd.get() != fd)
+			return false;
+		pending_ -= c->out.size();
+		return true;
+	});
 }
 
 void ApiServer::answer(Conn &c, const Store &store, const ApiInfo &info)
 {
-	// The bound is checked before each request, not after a whole read:
-	// once kMaxPending bytes wait, the rest of the requests wait too (in
-	// @c.in and the socket, which is no longer read) until the client
-	// reads its replies.  At most one reply more than the bound waits.
+	// The bounds are checked before each request, not after a whole read:
+	// once they are reached, the rest of the requests wait too (in @c.in
+	// and the socket, which is no longer read) until replies are read.  At
+	// most one reply more than a bound waits.
 	std::size_t nl;
 	while (!c.closing && !full(c) && (nl = c.in.find('\n')) != std::string::npos) {
 		std::string_view line(c.in.data(), nl);
 		if (!line.empty() && line.back() == '\r')
 			line.remove_suffix(1);
-		c.out += line_of(handle_request(line, store, info));
+		reply(c, line_of(handle_request(line, store, info)));
 		if (line.size() >= ppkit::kDaemonMaxRequest)
 			c.closing = true;	// oversized: answered, and hung up
 		c.in.erase(0, nl + 1);
-		peak_pending_ = std::max(peak_pending_, c.out.size());
 	}
 	if (!c.closing && c.in.size() >= ppkit::kDaemonMaxRequest &&
 	    c.in.find('\n') == std::string::npos) {
 		// No newline in sight: answer once, and hang up.
-		c.out += line_of(handle_request(c.in, store, info));
+		reply(c, line_of(handle_request(c.in, store, info)));
 		c.in.clear();
 		c.closing = true;
-		peak_pending_ = std::max(peak_pending_, c.out.size());
 	}
 }
 
@@ -381,22 +426,49 @@ void ApiServer::serve(int fd, short revents, const Store &store, const ApiInfo &
 			drop(fd);
 			return;
 		}
-		if (n > 0)
+		if (n > 0) {
 			c.in.append(buf, static_cast<std::size_t>(n));
+			c.active = Clock::now();
+		}
 	}
 	if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
 		drop(fd);
 		return;
 	}
 	// Answer, send; as the client reads, the requests that waited.
+	progress(c, store, info);
+	if (c.closing && c.out.empty())
+		drop(fd);
+	// The requests that waited for the total bound with nothing of their
+	// client's to send: no poll brings them back (their bytes are read).
+	bool answered = true;
+	while (answered && pending_ < limits_.total_pending) {
+		answered = false;
+		std::vector<int> done;
+		for (const auto &o : clients_) {
+			if (o->closing || !o->out.empty() || o->in.find('\n') == std::string::npos)
+				continue;
+			const std::size_t before = o->in.size();
+			progress(*o, store, info);
+			answered = answered || o->in.size() != before;
+			if (o->closing && o->out.empty())
+				done.push_back(o->fd.get());
+		}
+		for (int d : done)
+			drop(d);
+	}
+}
+
+void ApiServer::progress(Conn &c, const Store &store, const ApiInfo &info)
+{
 	for (;;) {
 		answer(c, store, info);
 		flush(c);
-		if (c.closing || !c.out.empty() || c.in.find('\n') == std::string::npos)
+		// full: the total bound, with nothing of this client's waiting
+		if (c.closing || !c.out.empty() || full(c) ||
+		    c.in.find('\n') == std::string::npos)
 			break;
 	}
-	if (c.closing && c.out.empty())
-		drop(fd);
 }
 
 }  // namespace ppctld

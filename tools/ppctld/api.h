@@ -8,12 +8,17 @@
 //
 // Requests longer than ppkit::kDaemonMaxRequest, malformed JSON, unknown
 // commands and bad arguments get {"ok": false, "error": "..."}; an oversized
-// one also closes the connection.  The server never blocks: once
-// kMaxPending bytes of replies wait for a client, it answers no more of its
-// requests and stops reading from it until the client reads (at most one
-// reply past the bound waits for each client).
+// one also closes the connection.  The server never blocks, and what its
+// clients cost is bounded (ApiLimits): once client_pending bytes of replies
+// wait for a client, it answers no more of its requests and stops reading
+// from it until the client reads; once total_pending bytes wait for all of
+// them together, it answers no one until they drain (at most one reply
+// past either bound).  A client whose replies wait unread for `stalled` is
+// hung up; at max_clients, a new client takes the place of the one silent
+// longest, if silent for idle_evict.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -41,13 +46,22 @@ nlohmann::json handle_request(std::string_view line, const Store &store, const A
 // A pool row as the API and `ppctl top` show it.
 nlohmann::json row_json(const Row &r);
 
+struct ApiLimits {
+	std::size_t client_pending = 4 << 20;	// reply bytes waiting for one client
+	std::size_t total_pending = 32 << 20;	// ... for all of them
+	std::chrono::milliseconds stalled{30000};	// replies unread this long: hung up
+	std::chrono::milliseconds idle_evict{5000};	// silent this long: room for another
+};
+
 class ApiServer {
 public:
-	static constexpr std::size_t kMaxPending = 4 << 20;
+	using Clock = std::chrono::steady_clock;
+	static constexpr std::size_t kMaxPending = ApiLimits{}.client_pending;
 
 	// Listens on @path (a stale socket there is replaced) with @mode, and
 	// group @group if not empty.  Throws std::system_error.
-	ApiServer(std::string path, unsigned mode, const std::string &group, std::size_t max_clients);
+	ApiServer(std::string path, unsigned mode, const std::string &group, std::size_t max_clients,
+		  ApiLimits limits = {});
 	~ApiServer();
 	ApiServer(const ApiServer &) = delete;
 	ApiServer &operator=(const ApiServer &) = delete;
@@ -66,27 +80,43 @@ public:
 	std::vector<Watch> watches() const;
 	// Serve whatever @fd has become ready for (accept, read, write).
 	void serve(int fd, short revents, const Store &store, const ApiInfo &info);
+	// Hang up on the clients whose replies waited unread for limits.stalled;
+	// the caller's loop calls it at least every expire_every().
+	void expire(Clock::time_point now = Clock::now());
+	static constexpr std::chrono::milliseconds expire_every() { return std::chrono::seconds(1); }
 	std::size_t clients() const { return clients_.size(); }
-	// The most reply bytes that ever waited for one client.
+	// The most reply bytes that ever waited for one client, for all.
 	std::size_t peak_pending() const { return peak_pending_; }
+	std::size_t peak_total() const { return peak_total_; }
+	std::size_t pending() const { return pending_; }
 
 private:
 	struct Conn {
 		Fd fd;
 		std::string in, out;
 		bool closing = false;	// close once @out is sent
+		Clock::time_point active;	// accepted, or last read or sent
+		Clock::time_point waiting;	// since when @out is not empty
 	};
-	static bool full(const Conn &c) { return c.out.size() >= kMaxPending; }
+	bool full(const Conn &c) const
+	{
+		return c.out.size() >= limits_.client_pending || pending_ >= limits_.total_pending;
+	}
 	void answer(Conn &c, const Store &store, const ApiInfo &info);
+	void progress(Conn &c, const Store &store, const ApiInfo &info);
+	void reply(Conn &c, const std::string &line);
 	void accept_all();
+	bool make_room();
 	void flush(Conn &c);
 	void drop(int fd);
 
 	std::string path_;
 	Fd fd_;
 	std::size_t max_clients_;
+	ApiLimits limits_;
 	std::vector<std::unique_ptr<Conn>> clients_;
-	std::size_t peak_pending_ = 0;
+	std::size_t pending_ = 0;	// reply bytes waiting, all clients
+	std::size_t peak_pending_ = 0, peak_total_ = 0;
 };
 
 }  // namespace ppctld

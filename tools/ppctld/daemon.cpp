@@ -186,7 +186,11 @@ public:
 			if (api_)
 				for (const ApiServer::Watch &w : api_->watches())
 					fds.push_back({w.fd, w.events, 0});
-			int n = poll(fds.data(), fds.size(), -1);
+			// stalled clients are looked for at least every second
+			int timeout = api_ && api_->clients()
+					      ? static_cast<int>(ApiServer::expire_every().count())
+					      : -1;
+			int n = poll(fds.data(), fds.size(), timeout);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0)
@@ -206,6 +210,8 @@ public:
 			for (std::size_t i = api_first; i < fds.size() && api_; i++)
 				if (fds[i].revents)
 					api_->serve(fds[i].fd, fds[i].revents, store_, info_);
+			if (api_)
+				api_->expire();
 		}
 		log(LOG_INFO, "stopping");
 		return 0;
