@@ -55,6 +55,7 @@ static u8 ppb_put_checks(int nid, unsigned int flags)
 
 struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 {
+	struct ppb_lent_fifo *lent;
 	struct ppb_pool *pool;
 	const char *why;
 	int err;
@@ -97,9 +98,10 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 		goto err_free;
 	if (ptr_ring_init(&pool->ring, params->pool_size, GFP_KERNEL))
 		goto err_stats;
-	pool->lent = ppb_lent_alloc(params->pool_size);
-	if (!pool->lent)
+	lent = ppb_lent_alloc(params->pool_size);
+	if (!lent)
 		goto err_ring;
+	RCU_INIT_POINTER(pool->lent, lent);
 	atomic64_set(&pool->release_cnt, 0);
 	pool->created = ktime_get_real();
 	if (pool->p.dev)
@@ -114,7 +116,7 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 err_dev:
 	if (pool->p.dev)
 		put_device(pool->p.dev);
-	kvfree(pool->lent);
+	kvfree(lent);
 err_ring:
 	ptr_ring_cleanup(&pool->ring, NULL);
 err_stats:
@@ -133,14 +135,18 @@ EXPORT_SYMBOL_GPL(ppb_pool_id);
 
 /*
  * A fresh page enters the pool: mapped once (ppb_page_map) for all of its
- * lives in the pool, and biased so that the stack's references can be
- * told apart.
+ * lives in the pool, biased so that the stack's references can be told
+ * apart, and marked as the pool's.  A fragment pool's page in stock has
+ * one holder to come: whoever takes it whole, ppb_alloc_pages() included.
  */
 static bool ppb_page_enter(struct ppb_pool *pool, struct page *page)
 {
 	if (!ppb_page_map(pool, page))
 		return false;
 	page_ref_add(page, PPB_BIAS - 1);
+	ppb_page_set_owner(pool, page);
+	if (pool->p.flags & PPB_FLAG_PAGE_FRAG)
+		atomic_long_set(ppb_frag_cnt(page), 1);
 	pool->cache.fill_new++;		/* into hold_cnt when the refill is published */
 	return true;
 }
@@ -356,7 +362,7 @@ void ppb_frag_page_done(struct ppb_pool *pool)
 		return;
 	pool->frag_page = NULL;
 	if (!atomic_long_sub_return(PPB_FRAG_CARVING - pool->frag_users, ppb_frag_cnt(page)))
-		__ppb_put_page(pool, page, -1, true);
+		ppb_frag_page_back(pool, page, true);
 }
 
 struct page *ppb_alloc_frag(struct ppb_pool *pool, unsigned int *offset,

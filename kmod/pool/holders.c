@@ -122,14 +122,12 @@ ppb_lent_scan(struct ppb_pool *pool, u32 cap,
 	      void (*fn)(void *arg, struct page *page, unsigned long since), void *arg)
 {
 	struct ppb_lent_fifo *f;
-	u32 head, tail, i, n = 0, lent;
+	u32 head, i, n = 0, lent;
 
 	rcu_read_lock();
-	f = READ_ONCE(pool->lent);
-	head = READ_ONCE(pool->lent_head);
-	tail = READ_ONCE(pool->lent_tail);
-	lent = min(tail - head, f->mask + 1);
-	for (i = head; i != tail && n < cap && i - head <= f->mask; i++) {
+	f = rcu_dereference(pool->lent);
+	lent = ppb_lent_read(pool, f, &head);
+	for (i = head; i - head < lent && n < cap; i++) {
 		struct ppb_lent *e = &f->e[i & f->mask];
 		struct page *page = READ_ONCE(e->page);
 
@@ -162,7 +160,7 @@ static int ppb_hold_snapshot(struct ppb_pool *pool, struct ppb_hold_walk *w)
 
 	cap = PPB_LENT_PER_RING * roundup_pow_of_two(PPKIT_RING_SIZE_MAX);
 	rcu_read_lock();
-	cap = min(cap, READ_ONCE(pool->lent)->mask + 1);
+	cap = min(cap, rcu_dereference(pool->lent)->mask + 1);
 	rcu_read_unlock();
 	w->ents = kvcalloc(cap, sizeof(*w->ents), GFP_KERNEL);
 	if (!w->ents)

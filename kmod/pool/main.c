@@ -155,7 +155,7 @@ static struct notifier_block ppb_netdev_nb = {
 void ppb_pool_free(struct ppb_pool *pool)
 {
 	ptr_ring_cleanup(&pool->ring, NULL);
-	kvfree(pool->lent);
+	kvfree(rcu_dereference_protected(pool->lent, true));
 	kvfree(pool->lent_next);
 	free_percpu(pool->stats);
 	if (pool->p.dev)

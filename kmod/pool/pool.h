@@ -11,6 +11,7 @@
 #include <linux/seqlock.h>
 #include <linux/bottom_half.h>
 #include <linux/timekeeping.h>
+#include <linux/rcupdate.h>
 #include <ppkit/page_pool.h>
 #include <ppkit/compat.h>
 
@@ -74,6 +75,7 @@ enum ppb_cctr {
 	PPB_C_FRAGS_LENT,
 	PPB_C_FRAG_UNLENT,		/* lent pages back to the driver's fragments */
 	PPB_C_RECLAIM_SYNCED,		/* reclaimed pages synced, max_len each */
+	PPB_C_FOREIGN_LENT,		/* lends of a page not the pool's: refused */
 	PPB_C_NR
 };
 
@@ -88,6 +90,7 @@ enum ppb_pctr {
 	PPB_P_SYNC,
 	PPB_P_SYNC_BYTES,
 	PPB_P_RESIZE_DROPPED,		/* ring shrunk by pool-set: released */
+	PPB_P_FOREIGN_PUT,		/* returns of a page not the pool's: refused */
 	PPB_P_NR
 };
 
@@ -110,7 +113,8 @@ struct ppb_lent {
 
 /*
  * The FIFO of lent pages: PPB_LENT_PER_RING entries a ring entry.  Freed
- * after a grace period once replaced: holders-get reads it under RCU.
+ * after a grace period once replaced: holders-get and stats-get read it
+ * under RCU, published with rcu_assign_pointer() after its entries.
  */
 struct ppb_lent_fifo {
 	struct rcu_head rcu;
@@ -122,7 +126,7 @@ struct ppb_pool {
 	/* Consumer side: touched only by the allocating (NAPI) context. */
 	struct ppb_cache cache ____cacheline_aligned_in_smp;
 	u32 lent_head, lent_tail;
-	struct ppb_lent_fifo *lent;
+	struct ppb_lent_fifo __rcu *lent;
 	struct ppb_lent_fifo *lent_next;	/* from ppb_pool_set_ring(), for the next refill */
 	seqcount_t seq;			/* refills and flushes, for readers of stats */
 	u64 hold_cnt;			/* pages that ever entered the pool */
@@ -159,8 +163,18 @@ struct ppb_pool {
 	ktime_t detached;
 	time64_t destroy_s;		/* boot time, s */
 	unsigned long next_warn;
+	bool foreign_warned;		/* said once that a driver passed a foreign page */
 	struct delayed_work release_dw;
 };
+
+/*
+ * The FIFO of lent pages, for the allocating context (or teardown, once it
+ * is gone): the only context that replaces it.
+ */
+static inline struct ppb_lent_fifo *ppb_lent_fifo(const struct ppb_pool *pool)
+{
+	return rcu_dereference_protected(pool->lent, true);
+}
 
 /* Only from the allocating context (or once it is gone, at teardown). */
 static inline void ppb_cinc(struct ppb_pool *pool, enum ppb_cctr c)
@@ -311,8 +325,7 @@ void ppb_sync_for_device(struct ppb_pool *pool, struct page *page, unsigned int 
 void ppb_frag_page_done(struct ppb_pool *pool);
 void ppb_cache_flush(struct ppb_pool *pool, bool waive);
 /* recycle.c */
-void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_sync_size,
-		    bool allow_direct);
+void ppb_frag_page_back(struct ppb_pool *pool, struct page *page, bool allow_direct);
 void ppb_recycle_reclaimed(struct ppb_pool *pool, struct page *page, bool refill);
 int __ppb_pool_set_ring(struct ppb_pool *pool, u32 size);
 /* release.c */
@@ -325,6 +338,8 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 			 bool refill);
 unsigned int ppb_lent_count(const struct ppb_pool *pool);
 unsigned int ppb_lent_held(struct ppb_pool *pool);
+u32 ppb_lent_read(struct ppb_pool *pool, const struct ppb_lent_fifo *f, u32 *head);
+void ppb_foreign_warn(struct ppb_pool *pool, struct page *page, const char *what, u64 n);
 struct ppb_lent_fifo *ppb_lent_alloc(u32 ring_size);
 void ppb_lent_resize(struct ppb_pool *pool);
 /* netlink.c */

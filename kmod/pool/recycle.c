@@ -28,10 +28,19 @@ static bool ppb_ring_produce(struct ppb_pool *pool, struct page *page)
 	return ok;
 }
 
-/* A page that may not be handed out again: counted as @ctr, released. */
+/*
+ * A page that may not be handed out again: counted as @ctr, released.
+ * Unless it is not the pool's (another pool's, one the driver never got
+ * from a pool): then the pool's references are not on it to drop.
+ */
 static noinline void ppb_put_release(struct ppb_pool *pool, struct page *page,
 				     enum ppb_pctr ctr)
 {
+	if (unlikely(!ppb_page_owned(pool, page))) {
+		ppb_pinc(pool, PPB_P_FOREIGN_PUT);
+		ppb_foreign_warn(pool, page, "put", 1);
+		return;
+	}
 	ppb_pinc(pool, ctr);
 	ppb_release_page(pool, page);
 }
@@ -85,16 +94,30 @@ static noinline void ppb_put_ring(struct ppb_pool *pool, struct page *page)
 /*
  * Synced for the device, into the ring: out of line, so that the paths
  * into the cache save no registers.  @softirq: from a softirq that read
- * put_checks clear of PPB_PC_DESTROYED.
+ * put_checks clear of PPB_PC_DESTROYED.  Elsewhere the sync waits until
+ * the pool is seen live with BHs off, the section destroy waits out: a
+ * page that comes back once the pool is destroyed is released unsynced,
+ * since the device's driver may be gone.
  */
 static noinline void ppb_put_ring_synced(struct ppb_pool *pool, struct page *page,
 					 unsigned int dma_sync_size, bool softirq)
 {
-	ppb_sync_for_device(pool, page, dma_sync_size);
-	if (softirq)
+	bool live;
+
+	if (softirq) {
+		ppb_sync_for_device(pool, page, dma_sync_size);
 		ppb_put_ring_softirq(pool, page);
-	else
+		return;
+	}
+	local_bh_disable();
+	live = !READ_ONCE(pool->destroyed);
+	if (live) {
+		ppb_sync_for_device(pool, page, dma_sync_size);
 		ppb_put_ring(pool, page);
+	}
+	local_bh_enable();
+	if (!live)
+		ppb_put_release(pool, page, PPB_P_DESTROYED);
 }
 
 /*
@@ -105,16 +128,19 @@ static noinline void ppb_put_ring_synced(struct ppb_pool *pool, struct page *pag
  * with nothing to check, a direct return makes no call.
  *
  * As with the kernel's page_pool, the driver stops the allocating context
- * (NAPI) before it destroys the pool; a direct return after destroy (the
- * flag is read in the same RCU section that destroy waits for) goes the
- * ring's way and is released, never into a cache the release work flushes.
+ * (NAPI) before it destroys the pool; a return that sees it destroyed
+ * (the flag is read in the same RCU section that destroy waits for) is
+ * released unsynced, never put into a cache the release work flushes.
  */
 static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *page,
 					  unsigned int dma_sync_size, bool allow_direct,
 					  u8 checks)
 {
-	/* Someone else still holds it: it cannot be handed out again. */
-	if (unlikely(page_ref_count(page) != PPB_BIAS)) {
+	/*
+	 * Someone else still holds it: it cannot be handed out again.  Nor
+	 * can a page of someone else's (ppb_put_release() leaves it alone).
+	 */
+	if (unlikely(page_ref_count(page) != PPB_BIAS || !ppb_page_owned(pool, page))) {
 		ppb_put_release(pool, page, PPB_P_REFCNT);
 		return;
 	}
@@ -145,26 +171,31 @@ static __always_inline void ppb_put_whole(struct ppb_pool *pool, struct page *pa
 			}
 			ppb_cinc(pool, PPB_C_CACHE_FULL);
 		}
-		if (checks & PPB_PC_SYNC)
-			ppb_put_ring_synced(pool, page, dma_sync_size,
-					    !(checks & PPB_PC_DESTROYED));
-		else if (likely(!(checks & PPB_PC_DESTROYED)))
-			ppb_put_ring_softirq(pool, page);
+		if (checks & PPB_PC_DESTROYED)
+			ppb_put_release(pool, page, PPB_P_DESTROYED);
+		else if (checks & PPB_PC_SYNC)
+			ppb_put_ring_synced(pool, page, dma_sync_size, true);
 		else
-			ppb_put_ring(pool, page);
+			ppb_put_ring_softirq(pool, page);
 		return;
 	}
-	if (checks & PPB_PC_SYNC)
+	if (checks & PPB_PC_DESTROYED)
+		ppb_put_release(pool, page, PPB_P_DESTROYED);
+	else if (checks & PPB_PC_SYNC)
 		ppb_put_ring_synced(pool, page, dma_sync_size, false);
 	else
 		ppb_put_ring(pool, page);
 }
 
-/* A page whose last fragment is back, as if the driver returned it whole. */
-void __ppb_put_page(struct ppb_pool *pool, struct page *page, unsigned int dma_sync_size,
-		    bool allow_direct)
+/*
+ * A fragment page whose last holder let go (the count is zero and the
+ * caller holds the page whole): back in stock with one holder to come, as
+ * if the driver returned it whole.
+ */
+void ppb_frag_page_back(struct ppb_pool *pool, struct page *page, bool allow_direct)
 {
-	ppb_put_whole(pool, page, dma_sync_size, allow_direct,
+	atomic_long_set(ppb_frag_cnt(page), 1);
+	ppb_put_whole(pool, page, -1, allow_direct,
 		      READ_ONCE(pool->cache.put_checks) & ~PPB_PC_FRAG);
 }
 
@@ -177,8 +208,13 @@ static noinline void ppb_put_page_checks(struct ppb_pool *pool, struct page *pag
 					 u8 checks)
 {
 	if (checks & PPB_PC_FRAG) {
+		if (unlikely(!ppb_page_owned(pool, page))) {
+			ppb_put_release(pool, page, PPB_P_REFCNT);
+			return;
+		}
 		if (atomic_long_dec_return(ppb_frag_cnt(page)))
 			return;
+		atomic_long_set(ppb_frag_cnt(page), 1);
 		dma_sync_size = -1;
 	}
 	ppb_put_whole(pool, page, dma_sync_size, allow_direct, checks & ~PPB_PC_FRAG);
@@ -186,13 +222,17 @@ static noinline void ppb_put_page_checks(struct ppb_pool *pool, struct page *pag
 
 /*
  * A return to a pool that syncs for the device and has nothing else to
- * check but, maybe, the node: what the caller saw of put_checks.  Read
- * again for the node alone, which only ppb_update_nid() changes.
+ * check but, maybe, the node, as ppb_put_page() saw put_checks.  Read
+ * again: a driver may call this directly, after destroy too.
  */
 void ppb_put_page_sync(struct ppb_pool *pool, struct page *page,
 		       unsigned int dma_sync_size, bool allow_direct)
 {
-	if (READ_ONCE(pool->cache.put_checks) & PPB_PC_NODE)
+	u8 checks = READ_ONCE(pool->cache.put_checks);
+
+	if (unlikely((checks & ~PPB_PC_NODE) != PPB_PC_SYNC))
+		ppb_put_page_checks(pool, page, dma_sync_size, allow_direct, checks);
+	else if (checks & PPB_PC_NODE)
 		ppb_put_whole(pool, page, dma_sync_size, allow_direct,
 			      PPB_PC_NODE | PPB_PC_SYNC);
 	else

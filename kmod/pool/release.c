@@ -17,6 +17,7 @@ void ppb_drop_pool_refs(struct ppb_pool *pool, struct page *page, unsigned int r
 	ppb_page_unmap(pool, page);
 	page->index = 0;
 	set_page_private(page, 0);
+	ppb_page_clear_owner(page);
 	atomic64_inc(&pool->release_cnt);
 	/* Never let the count reach zero in page_ref_sub: put_page() frees it right. */
 	page_ref_sub(page, refs - 1);
@@ -98,12 +99,13 @@ out:
 /* Unmap the pages lent to the stack: the device may be gone (see below). */
 static void ppb_unmap_lent(struct ppb_pool *pool)
 {
+	struct ppb_lent_fifo *f = ppb_lent_fifo(pool);
 	u32 i;
 
 	if (!(pool->p.flags & PPB_FLAG_DMA_MAP))
 		return;
 	for (i = pool->lent_head; i != pool->lent_tail; i++)
-		ppb_page_unmap(pool, pool->lent->e[i & pool->lent->mask].page);
+		ppb_page_unmap(pool, f->e[i & f->mask].page);
 }
 
 /*

@@ -44,12 +44,47 @@ struct ppb_lent_fifo *ppb_lent_alloc(u32 ring_size)
 /* Lent pages the stack still holds (the others wait to be reclaimed). */
 unsigned int ppb_lent_held(struct ppb_pool *pool)
 {
+	struct ppb_lent_fifo *f = ppb_lent_fifo(pool);
 	unsigned int n = 0;
 	u32 i;
 
 	for (i = pool->lent_head; i != pool->lent_tail; i++)
-		n += !ppb_stack_done(pool, pool->lent->e[i & pool->lent->mask].page);
+		n += !ppb_stack_done(pool, f->e[i & f->mask].page);
 	return n;
+}
+
+/*
+ * The length of FIFO @f (rcu_dereference()d by the caller) as a reader
+ * beside the allocating context sees it, and where it starts.  That
+ * context moves the head and the tail with plain stores, never the head
+ * past the tail, but another CPU may see a head newer than the tail it
+ * reads after it: such a read counts nothing rather than a wrapped
+ * difference, and no read counts more than the FIFO holds.
+ */
+u32 ppb_lent_read(struct ppb_pool *pool, const struct ppb_lent_fifo *f, u32 *head)
+{
+	u32 h = READ_ONCE(pool->lent_head), t;
+
+	smp_rmb();	/* the head first: a tail older than it is the exception */
+	t = READ_ONCE(pool->lent_tail);
+	if (head)
+		*head = h;
+	if ((s32)(t - h) <= 0)
+		return 0;
+	return min(t - h, f->mask + 1);
+}
+
+/*
+ * A driver passed a page that is not @pool's (@what: lent, put): left
+ * alone, counted, and said once for the pool.
+ */
+void ppb_foreign_warn(struct ppb_pool *pool, struct page *page, const char *what, u64 n)
+{
+	if (READ_ONCE(pool->foreign_warned))
+		return;
+	WRITE_ONCE(pool->foreign_warned, true);
+	pr_warn("ppkit: pool %u (%s): a page that is not the pool's was %s (pfn %#lx, %llu so far): left alone\n",
+		pool->id, pool->owner, what, page_to_pfn(page), n);
 }
 
 static void ppb_orphan(struct ppb_pool *pool, struct page *page)
@@ -75,6 +110,7 @@ static void ppb_frag_unlend(struct ppb_pool *pool, struct page *page, bool back,
 		return;
 	}
 	if (back) {
+		atomic_long_set(ppb_frag_cnt(page), 1);
 		ppb_recycle_reclaimed(pool, page, refill);
 		return;
 	}
@@ -126,8 +162,10 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 	unsigned long timeout = msecs_to_jiffies(READ_ONCE(ppb_lend_timeout_ms));
 	unsigned int done = 0, skip = min(ppb_lent_count(pool), PPB_RECLAIM_SKIP);
 
+	struct ppb_lent_fifo *f = ppb_lent_fifo(pool);
+
 	while (done < budget && pool->lent_head != pool->lent_tail) {
-		struct ppb_lent *e = &pool->lent->e[pool->lent_head & pool->lent->mask];
+		struct ppb_lent *e = &f->e[pool->lent_head & f->mask];
 		struct page *page = e->page;
 		unsigned long since = e->since;
 
@@ -135,7 +173,7 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 		pool->lent_head++;
 		if (!ppb_reclaim_one(pool, page, since, timeout, force, refill)) {
 			/* A slot was just freed at the head: room at the tail. */
-			e = &pool->lent->e[pool->lent_tail & pool->lent->mask];
+			e = &f->e[pool->lent_tail & f->mask];
 			e->page = page;
 			e->since = since;
 			pool->lent_tail++;
@@ -155,7 +193,7 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
  */
 void ppb_lent_resize(struct ppb_pool *pool)
 {
-	struct ppb_lent_fifo *new = xchg(&pool->lent_next, NULL), *old = pool->lent;
+	struct ppb_lent_fifo *new = xchg(&pool->lent_next, NULL), *old = ppb_lent_fifo(pool);
 	u32 i;
 
 	if (!new)
@@ -165,7 +203,8 @@ void ppb_lent_resize(struct ppb_pool *pool)
 			ppb_reclaim(pool, 1, true, false);
 	for (i = pool->lent_head; i != pool->lent_tail; i++)
 		new->e[i & new->mask] = old->e[i & old->mask];
-	WRITE_ONCE(pool->lent, new);
+	/* Readers (ppb_lent_scan) see the entries copied before the new FIFO. */
+	rcu_assign_pointer(pool->lent, new);
 	kvfree_rcu(old, rcu);
 }
 
@@ -198,10 +237,22 @@ static bool ppb_frag_lend(struct ppb_pool *pool, struct page *page)
 	return true;
 }
 
+/* Not @pool's page: the stack keeps it as it is, the pool never touches it. */
+static noinline void ppb_lend_foreign(struct ppb_pool *pool, struct page *page)
+{
+	ppb_cinc(pool, PPB_C_FOREIGN_LENT);
+	ppb_foreign_warn(pool, page, "lent", pool->cs[PPB_C_FOREIGN_LENT]);
+}
+
 static __always_inline void __ppb_page_lend(struct ppb_pool *pool, struct page *page)
 {
+	struct ppb_lent_fifo *f = ppb_lent_fifo(pool);
 	struct ppb_lent *e;
 
+	if (unlikely(!ppb_page_owned(pool, page))) {
+		ppb_lend_foreign(pool, page);
+		return;
+	}
 	if (pool->p.flags & PPB_FLAG_PAGE_FRAG) {
 		if (ppb_frag_lend(pool, page))
 			return;
@@ -210,12 +261,12 @@ static __always_inline void __ppb_page_lend(struct ppb_pool *pool, struct page *
 		return;
 	}
 	/* FIFO full: the oldest page has been out longest; take it back or let it go. */
-	if (unlikely(ppb_lent_count(pool) > pool->lent->mask) &&
+	if (unlikely(ppb_lent_count(pool) > f->mask) &&
 	    !ppb_reclaim(pool, 1, false, false))
 		ppb_reclaim(pool, 1, true, false);
 
 	page->index = PPB_PAGE_LENT;
-	e = &pool->lent->e[pool->lent_tail & pool->lent->mask];
+	e = &f->e[pool->lent_tail & f->mask];
 	e->page = page;
 	e->since = jiffies;
 	pool->lent_tail++;

@@ -137,7 +137,9 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 
 	st->cache_pages = n;
 	st->ring_pages = ppb_diff(o[PPB_STAT(RECYCLE_RING)], o[PPB_STAT(RING_CONSUMED)]);
-	st->lent_pages = READ_ONCE(pool->lent_tail) - READ_ONCE(pool->lent_head);
+	rcu_read_lock();
+	st->lent_pages = ppb_lent_read(pool, rcu_dereference(pool->lent), NULL);
+	rcu_read_unlock();
 	/* Held by the pool and not in its stock: never more than entered it. */
 	stock = atomic64_read(&pool->release_cnt) + n + st->ring_pages;
 	st->inflight_pages = ppb_diff(hold, stock);
@@ -146,6 +148,7 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	st->frags_served = c[PPB_C_FRAGS];
 	st->frags_lent = c[PPB_C_FRAGS_LENT];
 	st->frag_pages_unlent = c[PPB_C_FRAG_UNLENT];
+	st->foreign = c[PPB_C_FOREIGN_LENT] + p[PPB_P_FOREIGN_PUT];
 }
 EXPORT_SYMBOL_GPL(ppb_get_stats);
 
@@ -235,6 +238,7 @@ void ppb_stats_add(struct ppb_stats *sum, const struct ppb_stats *s)
 	sum->frags_served += s->frags_served;
 	sum->frags_lent += s->frags_lent;
 	sum->frag_pages_unlent += s->frag_pages_unlent;
+	sum->foreign += s->foreign;
 }
 EXPORT_SYMBOL_GPL(ppb_stats_add);
 

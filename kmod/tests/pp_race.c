@@ -1059,6 +1059,99 @@ out:
 	kvfree(x);
 }
 
+/*
+ * ---- the lent_pages gauge while a one-page pool lends and reclaims ----
+ * Attacks ppb_lent_read()'s argument (kmod/pool/stack.c): the allocating
+ * context moves the lent FIFO's head and tail with plain stores while a
+ * reader on another CPU takes the difference.  A pool of one ring entry
+ * has a FIFO of PPB_LENT_PER_RING; its allocating context lends every
+ * page and the pretend stack lets it go at once, so the head follows the
+ * tail closely.  A reader that took the tail before a head moved past it
+ * would report about 4.29e9 pages lent.
+ */
+struct pr_gauge {
+	struct ppb_pool *pool;
+	atomic_t stop;
+	unsigned long lends, reads, bad;
+	u32 max, worst;
+};
+
+static int pr_gauge_lender_fn(void *arg)
+{
+	struct pr_gauge *x = arg;
+	struct page *page;
+	int i;
+
+	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		local_bh_disable();
+		for (i = 0; i < 64; i++) {
+			page = ppb_dev_alloc_pages(x->pool);
+			if (!page)
+				continue;
+			ppb_page_lend(x->pool, page);
+			put_page(page);
+			x->lends++;
+		}
+		local_bh_enable();
+		cond_resched();
+	}
+	return 0;
+}
+
+static int pr_gauge_reader_fn(void *arg)
+{
+	struct pr_gauge *x = arg;
+	struct ppb_stats s;
+
+	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		ppb_get_stats(x->pool, &s);
+		if (s.lent_pages > x->max) {
+			x->bad++;
+			x->worst = max(x->worst, s.lent_pages);
+		}
+		x->reads++;
+		if (!(x->reads % 256))
+			cond_resched();
+	}
+	return 0;
+}
+
+static void test_lent_gauge_one_page_pool(void)
+{
+	struct pr_gauge x = { .max = PPB_LENT_PER_RING };
+	unsigned long want = max(reads / 10, 1000U), run, end;
+	struct task_struct *t[2];
+	int cpu[2];
+	u32 id;
+
+	if (!pr_cpus(cpu, 2)) {
+		ktap_skip = "needs 2 CPUs";
+		return;
+	}
+	x.pool = pr_create(1);
+	if (!x.pool)
+		return;
+	id = ppb_pool_id(x.pool);
+	t[0] = pr_start(pr_gauge_lender_fn, &x, cpu[0], "pp_race_lend");
+	t[1] = pr_start(pr_gauge_reader_fn, &x, cpu[1], "pp_race_gauge");
+	run = jiffies + msecs_to_jiffies(2000 + rounds / 2);
+	end = run + msecs_to_jiffies(20000);
+	while (time_before(jiffies, end) &&
+	       (time_before(jiffies, run) || READ_ONCE(x.reads) < want))
+		msleep(20);
+	atomic_set(&x.stop, 1);
+	pr_stop(t[0]);
+	pr_stop(t[1]);
+	pr_info("    # %lu reads of lent_pages against %lu lends; %lu above %u (worst %u)\n",
+		x.reads, x.lends, x.bad, x.max, x.worst);
+	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]), "kthreads");
+	EXPECT(x.reads >= want && x.lends, "%lu reads of %lu, %lu lends", x.reads, want, x.lends);
+	EXPECT(!x.bad, "no read above the FIFO's %u entries: %lu were, up to %u", x.max, x.bad,
+	       x.worst);
+	ppb_pool_destroy(x.pool);
+	EXPECT(pr_wait_gone(id, 10000), "the pool freed itself: every page came back");
+}
+
 static const struct ktap_case pr_cases[] = {
 	{ "race_stats_read_during_refill", test_stats_read_during_refill },
 	{ "race_put_during_destroy", test_put_racing_destroy },
@@ -1067,6 +1160,7 @@ static const struct ktap_case pr_cases[] = {
 	{ "race_ring_resize_during_refill", test_ring_resize_during_refill },
 	{ "race_frag_put_during_reclaim", test_frag_put_during_reclaim },
 	{ "race_holders_during_lent_resize", test_holders_during_lent_resize },
+	{ "race_lent_gauge_one_page_pool", test_lent_gauge_one_page_pool },
 };
 
 static int __init pr_init(void)

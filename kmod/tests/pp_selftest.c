@@ -448,8 +448,12 @@ static void test_pfmemalloc_released(void)
 	if (!pool)
 		return;
 	page = ppb_dev_alloc_pages(pool);
-	/* As if the allocator had dipped into the emergency reserves for it. */
+	/*
+	 * As if the allocator had dipped into the emergency reserves for it.
+	 * The kernel's helper rewrites the word that holds the pool's mark.
+	 */
 	set_page_pfmemalloc(page);
+	ppb_page_set_owner(pool, page);
 	ppb_put_page(pool, page, -1, false);
 	EXPECT(st_stat(pool, PPB_STAT(RELEASED_PFMEMALLOC)) == 1, "pfmemalloc page released");
 	EXPECT(st_stat(pool, PPB_STAT(RECYCLE_RING)) == 0, "not recycled");
@@ -1204,6 +1208,113 @@ static void test_destroy_inflight(void)
 	EXPECT(st_wait_gone(id, 3000), "pool freed itself after the last page");
 }
 
+/*
+ * Pages that are not the pool's: an skb head from the kernel's page-frag
+ * cache, a page of another pool.  Lends and returns leave them alone and
+ * count them; nothing is taken from their refcount.
+ */
+static void test_foreign_pages(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool = st_create(&p), *other;
+	struct page *head, *page;
+	struct sk_buff *skb;
+	struct ppb_stats s;
+	int ref;
+
+	if (!pool)
+		return;
+	other = st_create(&p);
+	if (!other)
+		goto out;
+	skb = netdev_alloc_skb(NULL, 1500);
+	if (!skb || !skb->head_frag) {
+		EXPECT(0, "an skb whose head is a page-frag cache fragment");
+		kfree_skb(skb);
+		goto out_other;
+	}
+	head = virt_to_head_page(skb->head);
+	ref = page_ref_count(head);
+	ppb_skb_mark(pool, skb);
+	ppb_get_stats(pool, &s);
+	EXPECT(s.c[PPB_STAT(PAGES_LENT)] == 0 && s.lent_pages == 0 && s.foreign == 1,
+	       "the page-frag head is not lent: lent %llu, in the FIFO %u, refused %llu",
+	       s.c[PPB_STAT(PAGES_LENT)], s.lent_pages, s.foreign);
+	EXPECT(page_ref_count(head) == ref, "its refcount untouched: %d, was %d",
+	       page_ref_count(head), ref);
+	kfree_skb(skb);
+
+	page = ppb_dev_alloc_pages(other);
+	if (!page) {
+		EXPECT(0, "a page of the other pool");
+		goto out_other;
+	}
+	ppb_page_lend(pool, page);
+	ppb_put_page(pool, page, -1, false);
+	st_put_direct.pool = pool;
+	st_put_direct.page = page;
+	st_in_softirq(st_put_direct_fn, &st_put_direct);
+	ppb_get_stats(pool, &s);
+	EXPECT(s.foreign == 4 && s.c[PPB_STAT(PAGES_LENT)] == 0 && s.cache_pages == 0 &&
+	       s.ring_pages == 0,
+	       "another pool's page refused 3 times: %llu, lent %llu, cached %u, ring %u",
+	       s.foreign - 1, s.c[PPB_STAT(PAGES_LENT)], s.cache_pages, s.ring_pages);
+	EXPECT(page_ref_count(page) == PPB_BIAS, "still its pool's alone: %d",
+	       page_ref_count(page));
+	ppb_put_page(other, page, -1, false);
+	st_consistent(other, 0);
+out_other:
+	ppb_pool_destroy(other);
+out:
+	st_consistent(pool, 0);
+	ppb_pool_destroy(pool);
+}
+
+/*
+ * A syncing pool destroyed with pages out: their returns, whichever way
+ * they come, release them unsynced (the device's driver may be gone) and
+ * never into the cache.
+ */
+static void st_put_sync_fn(void *arg)
+{
+	ppb_put_page_sync(st_put_direct.pool, st_put_direct.page, -1, true);
+}
+
+static void test_destroy_sync_late_return(void)
+{
+	struct ppb_params p = st_params();
+	struct ppb_pool *pool;
+	struct page *pages[3];
+	struct ppb_stats s;
+	u64 synced;
+	u32 id;
+	int i;
+
+	p.flags |= PPB_FLAG_DMA_SYNC_DEV;
+	pool = st_create(&p);
+	if (!pool)
+		return;
+	id = ppb_pool_id(pool);
+	for (i = 0; i < 3; i++)
+		pages[i] = ppb_dev_alloc_pages(pool);
+	ppb_pool_destroy(pool);
+	synced = st_stat(pool, PPB_STAT(SYNC_FOR_DEVICE));
+	ppb_put_page(pool, pages[0], -1, false);
+	st_put_direct.pool = pool;
+	st_put_direct.page = pages[1];
+	st_in_softirq(st_put_sync_fn, &st_put_direct);
+	ppb_get_stats(pool, &s);
+	EXPECT(s.c[PPB_STAT(SYNC_FOR_DEVICE)] == synced,
+	       "no sync after destroy: %llu syncs, %llu before",
+	       s.c[PPB_STAT(SYNC_FOR_DEVICE)], synced);
+	EXPECT(s.c[PPB_STAT(RELEASED_DESTROYED)] == 2 && s.cache_pages == 0,
+	       "both released, none cached: %llu released, %u cached",
+	       s.c[PPB_STAT(RELEASED_DESTROYED)], s.cache_pages);
+	st_put_direct.page = pages[2];
+	st_in_softirq(st_put_direct_fn, &st_put_direct);
+	EXPECT(st_wait_gone(id, 3000), "pool freed itself after the last page");
+}
+
 static void test_destroy_stack_inflight(void)
 {
 	struct ppb_params p = st_params();
@@ -1463,6 +1574,45 @@ out:
 	EXPECT(st_wait_gone(id, 3000), "the pool freed itself");
 }
 
+/*
+ * A fragment pool's page taken whole with ppb_alloc_pages() is one
+ * fragment: put back or lent, it comes back.
+ */
+static void test_frag_pool_whole_page(void)
+{
+	struct ppb_pool *pool = st_frag_create();
+	struct sk_buff *skb;
+	struct page *page;
+
+	if (!pool)
+		return;
+	page = ppb_dev_alloc_pages(pool);
+	if (!page) {
+		EXPECT(0, "a page");
+		goto out;
+	}
+	ppb_put_page(pool, page, -1, false);
+	st_consistent(pool, 0);
+	page = ppb_dev_alloc_pages(pool);
+	skb = page ? ppb_build_skb(pool, page, NET_SKB_PAD, 60) : NULL;
+	if (!skb) {
+		EXPECT(0, "an skb on a whole page");
+		if (page)
+			ppb_put_page(pool, page, -1, false);
+		goto out;
+	}
+	st_consistent(pool, 0);
+	kfree_skb(skb);
+	st_frag_cycle_refill(pool);
+	EXPECT(st_stat(pool, PPB_STAT(PAGES_RECLAIMED)) == 1 &&
+	       st_stat(pool, PPB_STAT(PAGES_ORPHANED)) == 0,
+	       "the lent whole page came back: reclaimed %llu",
+	       st_stat(pool, PPB_STAT(PAGES_RECLAIMED)));
+	st_consistent(pool, 1);		/* the page being cut up */
+out:
+	ppb_pool_destroy(pool);
+}
+
 static const struct ktap_case st_cases[] = {
 	{ "params_pool_size_range", test_params_pool_size },
 	{ "params_order_range", test_params_order },
@@ -1493,10 +1643,13 @@ static const struct ktap_case st_cases[] = {
 	{ "stack_set_ring_resizes_lent", test_set_ring_resizes_lent },
 	{ "destroy_inflight_late_return", test_destroy_inflight },
 	{ "destroy_stack_inflight", test_destroy_stack_inflight },
+	{ "destroy_sync_late_return", test_destroy_sync_late_return },
+	{ "misuse_foreign_pages_refused", test_foreign_pages },
 	{ "counters_consistent_busy", test_counters_busy },
 	{ "frag_recycle_pages_once", test_frag_recycle },
 	{ "frag_lend_and_return", test_frag_lend },
 	{ "frag_orphan_not_under_driver", test_frag_orphan },
+	{ "misuse_frag_pool_whole_page", test_frag_pool_whole_page },
 };
 
 static int __init st_init(void)

@@ -171,6 +171,7 @@ struct ppb_stats {
 	u64 frags_served;	/* fragments handed out by ppb_alloc_frag() */
 	u64 frags_lent;		/* of which lent to the stack */
 	u64 frag_pages_unlent;	/* lent pages back, fragments still the driver's */
+	u64 foreign;		/* lends and returns of pages not the pool's: refused */
 };
 
 struct ppb_pool *ppb_pool_create(const struct ppb_params *params);
@@ -210,13 +211,51 @@ void ppb_put_page_sync(struct ppb_pool *pool, struct page *page,
 		       unsigned int dma_sync_size, bool allow_direct);
 
 /*
+ * A pool's pages carry its address, with bit 2 set, in the first word of
+ * page->lru from the moment they enter it until they leave: lends and
+ * returns check it, so that a page of the kernel's (an skb head from the
+ * page-frag cache) or of another pool is never taken for one of the pool's.
+ * The word's two low bits are the kernel's and kept (bit 0: a tail page's
+ * compound_head; bit 1: pfmemalloc, since 5.14), as the kernel's page_pool
+ * does for its pp_magic; the page allocator clears the rest of it, and a
+ * list pointer never points 4 bytes into a pool.
+ */
+#define PPB_PAGE_TAG_BITS	3UL
+
+static inline unsigned long ppb_page_tag(const struct ppb_pool *pool)
+{
+	return (unsigned long)pool | 4UL;
+}
+
+static inline void ppb_page_set_owner(const struct ppb_pool *pool, struct page *page)
+{
+	unsigned long w = (unsigned long)READ_ONCE(page->lru.next);
+
+	WRITE_ONCE(page->lru.next, (void *)((w & PPB_PAGE_TAG_BITS) | ppb_page_tag(pool)));
+}
+
+/* The page leaves the pool: its mark goes, the kernel's bits stay. */
+static inline void ppb_page_clear_owner(struct page *page)
+{
+	unsigned long w = (unsigned long)READ_ONCE(page->lru.next);
+
+	WRITE_ONCE(page->lru.next, (void *)(w & PPB_PAGE_TAG_BITS));
+}
+
+static inline bool ppb_page_owned(const struct ppb_pool *pool, struct page *page)
+{
+	return ((unsigned long)READ_ONCE(page->lru.next) & ~PPB_PAGE_TAG_BITS) ==
+	       ppb_page_tag(pool);
+}
+
+/*
  * A page back from the driver: into the cache if the allocating context
  * returns it, else into the ring; released if anyone else holds it, if it
  * is an emergency-reserve page or, in a pool with a node, if it is on
- * another node.  Inline when the pool has nothing else to check and the
- * push needs no book-keeping (ppb_cache_push_slow() does the rest); a
- * pool that syncs for the device, with a node or not, has a path of its
- * own.
+ * another node; left alone (and counted) if it is not the pool's.
+ * Inline when the pool has nothing else to check and the push needs no
+ * book-keeping (ppb_cache_push_slow() does the rest); a pool that syncs
+ * for the device, with a node or not, has a path of its own.
  */
 static inline void ppb_put_page(struct ppb_pool *pool, struct page *page,
 				unsigned int dma_sync_size, bool allow_direct)
@@ -230,6 +269,7 @@ static inline void ppb_put_page(struct ppb_pool *pool, struct page *page,
 	if (likely(!data_race(c->put_checks))) {
 		if (allow_direct && likely(in_softirq()) &&
 		    likely(page_ref_count(page) == PPB_BIAS) &&
+		    likely(ppb_page_owned(pool, page)) &&
 		    likely(!page_is_pfmemalloc(page)) &&
 		    likely(ppb_top_count(c->top) < PPB_CACHE_SIZE) &&
 		    likely(ppb_cache_try_push(c, page)))
