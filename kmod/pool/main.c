@@ -59,9 +59,13 @@ MODULE_PARM_DESC(release_retry_ms,
 		 "How often a destroyed pool looks for its pages again, in ms (1..60000, default 1000)");
 
 /*
- * Every pool, live or destroyed and waiting for pages, by id.  The mutex
- * keeps a pool from being freed while a reader looks at it: pools are
- * freed with it held (ppb_pool_try_free), and so is ppb_unloading set.
+ * Every pool, live or destroyed and waiting for pages, by id.  Changes to
+ * it, pool-set and holders-get take the mutex; so does setting
+ * ppb_unloading.  Statistics readers (anyone may ask) take no lock that
+ * RTNL paths take (ppb_pool_create(), ppb_pool_destroy()): they find and
+ * read pools under RCU, and a pool is freed a grace period after it left
+ * the registry (ppb_pool_free()).  pp_race's race_stats_reader_vs_free
+ * attacks this.
  */
 static DEFINE_XARRAY_ALLOC1(ppb_pools);
 static DEFINE_MUTEX(ppb_pools_lock);
@@ -105,16 +109,19 @@ void ppb_registry_unlock(void)
 	mutex_unlock(&ppb_pools_lock);
 }
 
+/* Under the registry lock or rcu_read_lock(): the pool stays until either ends. */
 struct ppb_pool *ppb_registry_find(u32 id)
 {
-	lockdep_assert_held(&ppb_pools_lock);
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !lockdep_is_held(&ppb_pools_lock),
+			 "a pool looked up without the registry lock or RCU");
 	return xa_load(&ppb_pools, id);
 }
 
-/* The pool with the lowest id >= *@id, for dumps. */
+/* The pool with the lowest id >= *@id, for dumps; as ppb_registry_find(). */
 struct ppb_pool *ppb_registry_next(unsigned long *id)
 {
-	lockdep_assert_held(&ppb_pools_lock);
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !lockdep_is_held(&ppb_pools_lock),
+			 "pools walked without the registry lock or RCU");
 	return xa_find(&ppb_pools, id, ULONG_MAX, XA_PRESENT);
 }
 
@@ -152,15 +159,26 @@ static struct notifier_block ppb_netdev_nb = {
 	.notifier_call = ppb_netdev_event,
 };
 
-void ppb_pool_free(struct ppb_pool *pool)
+static void ppb_pool_free_rcu(struct rcu_head *head)
 {
+	struct ppb_pool *pool = container_of(head, struct ppb_pool, rcu);
+
 	ptr_ring_cleanup(&pool->ring, NULL);
 	kvfree(rcu_dereference_protected(pool->lent, true));
 	kvfree(pool->lent_next);
 	free_percpu(pool->stats);
+	kfree(pool);
+}
+
+/*
+ * Out of the registry and empty: freed once the statistics readers that
+ * may have found it are done.  Nothing they read needs the device.
+ */
+void ppb_pool_free(struct ppb_pool *pool)
+{
 	if (pool->p.dev)
 		put_device(pool->p.dev);
-	kfree(pool);
+	call_rcu(&pool->rcu, ppb_pool_free_rcu);
 }
 
 static int __init ppb_init(void)
@@ -214,6 +232,8 @@ static void __exit ppb_exit(void)
 	mutex_unlock(&ppb_pools_lock);
 	xa_destroy(&ppb_pools);
 	ppb_nl_exit();
+	/* the pools' frees run this module's code */
+	rcu_barrier();
 }
 
 module_init(ppb_init);

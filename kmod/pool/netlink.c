@@ -96,6 +96,7 @@ static int ppkit_fill_pool(struct sk_buff *skb, struct ppb_pool *pool, u32 porti
 			   u32 seq, int flags, u8 cmd)
 {
 	unsigned int napi_id = READ_ONCE(pool->napi_id);
+	int ifindex = READ_ONCE(pool->ifindex);
 	struct ppb_stats st;
 	void *hdr;
 
@@ -105,8 +106,8 @@ static int ppkit_fill_pool(struct sk_buff *skb, struct ppb_pool *pool, u32 porti
 	ppb_get_stats(pool, &st);
 	if (nla_put_u32(skb, PPKIT_A_POOL_ID, pool->id) ||
 	    nla_put_string(skb, PPKIT_A_POOL_OWNER, pool->owner) ||
-	    (pool->ifindex &&
-	     (nla_put_u32(skb, PPKIT_A_POOL_IFINDEX, pool->ifindex) ||
+	    (ifindex &&
+	     (nla_put_u32(skb, PPKIT_A_POOL_IFINDEX, ifindex) ||
 	      nla_put_u32(skb, PPKIT_A_POOL_QUEUE, pool->p.queue))) ||
 	    (napi_id && nla_put_u32(skb, PPKIT_A_POOL_NAPI_ID, napi_id)) ||
 	    nla_put_s32(skb, PPKIT_A_POOL_NID, READ_ONCE(pool->nid)) ||
@@ -134,6 +135,7 @@ static int ppkit_fill_pool(struct sk_buff *skb, struct ppb_pool *pool, u32 porti
 static int ppkit_fill_stats(struct sk_buff *skb, struct ppb_pool *pool, u32 portid,
 			    u32 seq, int flags, bool ages)
 {
+	int ifindex = READ_ONCE(pool->ifindex);
 	struct ppb_stats st;
 	u64 inflight[2], oldest_ms;
 	u32 held;
@@ -147,7 +149,7 @@ static int ppkit_fill_stats(struct sk_buff *skb, struct ppb_pool *pool, u32 port
 		return -EMSGSIZE;
 	ppb_get_stats(pool, &st);
 	if (nla_put_u32(skb, PPKIT_A_STATS_POOL_ID, pool->id) ||
-	    (pool->ifindex && nla_put_u32(skb, PPKIT_A_STATS_IFINDEX, pool->ifindex)))
+	    (ifindex && nla_put_u32(skb, PPKIT_A_STATS_IFINDEX, ifindex)))
 		goto cancel;
 	inflight[0] = st.inflight_pages;
 	inflight[1] = st.inflight_bytes;
@@ -181,7 +183,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* The pool named by @attr, with the registry locked; an ERR_PTR with extack if none. */
+/* The pool named by @attr, under RCU; an ERR_PTR with extack if none. */
 static struct ppb_pool *ppkit_lookup(struct genl_info *info, int attr)
 {
 	struct ppb_pool *pool;
@@ -209,10 +211,10 @@ static int ppkit_reply(struct genl_info *info, int attr,
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	ppb_registry_lock();
+	rcu_read_lock();
 	pool = ppkit_lookup(info, attr);
 	err = IS_ERR(pool) ? PTR_ERR(pool) : fill(msg, pool, info);
-	ppb_registry_unlock();
+	rcu_read_unlock();
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -260,18 +262,23 @@ static int ppkit_dump(struct sk_buff *skb, struct netlink_callback *cb, bool sta
 	if (stats)
 		ages = nla_get_flag(attrs[PPKIT_A_STATS_LENT_AGES]);
 
-	ppb_registry_lock();
-	for (; (pool = ppb_registry_next(&id)); id++) {
-		if (ifindex && pool->ifindex != ifindex)
-			continue;
-		err = stats ? ppkit_fill_stats(skb, pool, portid, cb->nlh->nlmsg_seq,
-					       NLM_F_MULTI, ages) :
-			      ppkit_fill_pool(skb, pool, portid, cb->nlh->nlmsg_seq,
-					      NLM_F_MULTI, PPKIT_CMD_POOL_GET);
-		if (err)
+	/*
+	 * One pool a read-side section: a destroy under RTNL waits for one
+	 * pool's lent ages at most, never for a whole dump.
+	 */
+	for (;; id++) {
+		rcu_read_lock();
+		pool = ppb_registry_next(&id);
+		if (pool && (!ifindex || READ_ONCE(pool->ifindex) == ifindex))
+			err = stats ? ppkit_fill_stats(skb, pool, portid, cb->nlh->nlmsg_seq,
+						       NLM_F_MULTI, ages) :
+				      ppkit_fill_pool(skb, pool, portid, cb->nlh->nlmsg_seq,
+						      NLM_F_MULTI, PPKIT_CMD_POOL_GET);
+		rcu_read_unlock();
+		if (!pool || err)
 			break;
+		cond_resched();
 	}
-	ppb_registry_unlock();
 	cb->args[0] = id;
 	/* A full skb ends this round; the next one starts at this pool. */
 	if (err == -EMSGSIZE && skb->len)

@@ -163,6 +163,7 @@ struct ppb_pool {
 	ktime_t detached;
 	time64_t destroy_s;		/* boot time, s */
 	unsigned long next_warn;
+	struct rcu_head rcu;		/* freed after the readers that found it */
 	bool foreign_warned;		/* said once that a driver passed a foreign page */
 	struct delayed_work release_dw;
 };

@@ -158,13 +158,13 @@ int ppb_pool_stats_by_id(u32 id, struct ppb_stats *st)
 	struct ppb_pool *pool;
 	int err = -ENOENT;
 
-	ppb_registry_lock();
+	rcu_read_lock();
 	pool = ppb_registry_find(id);
 	if (pool) {
 		ppb_get_stats(pool, st);
 		err = 0;
 	}
-	ppb_registry_unlock();
+	rcu_read_unlock();
 	return err;
 }
 EXPORT_SYMBOL_GPL(ppb_pool_stats_by_id);

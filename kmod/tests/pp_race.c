@@ -1152,6 +1152,92 @@ static void test_lent_gauge_one_page_pool(void)
 	EXPECT(pr_wait_gone(id, 10000), "the pool freed itself: every page came back");
 }
 
+/*
+ * ---- statistics readers while pools are freed ----
+ * Attacks the registry's argument (kmod/pool/main.c): readers of
+ * statistics find and read a pool under RCU, without the registry lock,
+ * and a pool is freed a grace period after it left the registry.  One
+ * kthread creates, uses and destroys pools (each freed at once, nothing
+ * in flight); another reads the statistics of the newest by id as fast
+ * as it can.  A pool freed under a reader is a use-after-free for KASAN
+ * (the debug kernel).
+ */
+struct pr_free {
+	atomic_t id, stop;
+	unsigned long pools, found, gone;
+	int err;
+};
+
+static int pr_free_cycler_fn(void *arg)
+{
+	struct pr_free *x = arg;
+	struct page *page;
+	struct ppb_pool *pool;
+
+	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		pool = pr_create(16);
+		if (!pool) {
+			x->err = -ENOMEM;
+			break;
+		}
+		atomic_set(&x->id, ppb_pool_id(pool));
+		local_bh_disable();
+		page = ppb_dev_alloc_pages(pool);
+		if (page)
+			ppb_recycle_direct(pool, page);
+		local_bh_enable();
+		ppb_pool_destroy(pool);
+		x->pools++;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int pr_free_reader_fn(void *arg)
+{
+	struct pr_free *x = arg;
+	struct ppb_stats s;
+
+	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		if (ppb_pool_stats_by_id(atomic_read(&x->id), &s) == 0)
+			x->found++;
+		else
+			x->gone++;
+		if (!((x->found + x->gone) % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
+static void test_stats_reader_vs_free(void)
+{
+	struct pr_free x = {};
+	unsigned long want = max(rounds / 20, 10U), run, end;
+	struct task_struct *t[2];
+	int cpu[2];
+
+	if (!pr_cpus(cpu, 2)) {
+		ktap_skip = "needs 2 CPUs";
+		return;
+	}
+	t[0] = pr_start(pr_free_cycler_fn, &x, cpu[0], "pp_race_free");
+	t[1] = pr_start(pr_free_reader_fn, &x, cpu[1], "pp_race_read");
+	run = jiffies + msecs_to_jiffies(2000 + rounds / 2);
+	end = run + msecs_to_jiffies(20000);
+	while (time_before(jiffies, end) &&
+	       (time_before(jiffies, run) || READ_ONCE(x.pools) < want ||
+		!READ_ONCE(x.found) || !READ_ONCE(x.gone)))
+		msleep(20);
+	atomic_set(&x.stop, 1);
+	pr_stop(t[0]);
+	pr_stop(t[1]);
+	pr_info("    # %lu pools created and freed; %lu reads found one, %lu found it gone\n",
+		x.pools, x.found, x.gone);
+	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]), "kthreads");
+	EXPECT(!x.err && x.pools >= want, "%lu pools of %lu (%d)", x.pools, want, x.err);
+	EXPECT(x.found && x.gone, "reads met live pools and freed ones");
+}
+
 static const struct ktap_case pr_cases[] = {
 	{ "race_stats_read_during_refill", test_stats_read_during_refill },
 	{ "race_put_during_destroy", test_put_racing_destroy },
@@ -1161,6 +1247,7 @@ static const struct ktap_case pr_cases[] = {
 	{ "race_frag_put_during_reclaim", test_frag_put_during_reclaim },
 	{ "race_holders_during_lent_resize", test_holders_during_lent_resize },
 	{ "race_lent_gauge_one_page_pool", test_lent_gauge_one_page_pool },
+	{ "race_stats_reader_vs_free", test_stats_reader_vs_free },
 };
 
 static int __init pr_init(void)
