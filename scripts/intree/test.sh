@@ -115,24 +115,37 @@ lap "source copy ($tree)"
 #    are replaced, so kbuild recompiles only those.
 dst=$tree/drivers/net/ppkit
 mkdir -p "$dst"
-mapfile -t files < <(cd "$ROOT/kmod" && find . -type f \( \( -name '*.[ch]' ! -name '*.mod.c' \) \
-	-o -name Kbuild -o -name Kconfig -o -name Makefile \) | sed 's|^\./||' | sort)
+# In a checkout, the list comes from git (tracked and new files): a find in
+# kmod/ while another step builds there has missed files (pool/Kbuild and
+# pool/holders.c once, deleted here as gone).
+srclist() {
+	if git -C "$ROOT" rev-parse --git-dir > /dev/null 2>&1; then
+		{ git -C "$ROOT/kmod" ls-files; git -C "$ROOT/kmod" ls-files --others --exclude-standard; } |
+			grep -E '(\.[ch]|/Kbuild|^Kbuild|/Kconfig|^Kconfig|/Makefile|^Makefile)$' | grep -v '\.mod\.c$' |
+			while read -r f; do [ ! -f "$ROOT/kmod/$f" ] || echo "$f"; done
+	else
+		(cd "$ROOT/kmod" && find . -type f \( \( -name '*.[ch]' ! -name '*.mod.c' \) \
+			-o -name Kbuild -o -name Kconfig -o -name Makefile \) | sed 's|^\./||')
+	fi
+}
+mapfile -t files < <(srclist | sort -u)
 [ ${#files[@]} -gt 0 ] || fail "no sources in $ROOT/kmod"
 [ -f "$ROOT/kmod/Kconfig" ] || fail "kmod/Kconfig missing"
-changed=0
+changed=0 names=
 for f in "${files[@]}"; do
 	if ! cmp -s "$ROOT/kmod/$f" "$dst/$f"; then
 		mkdir -p "$(dirname "$dst/$f")"
 		cp "$ROOT/kmod/$f" "$dst/$f.tmp"
 		mv "$dst/$f.tmp" "$dst/$f"
 		changed=$((changed + 1))
+		names+=" $f"
 	fi
 done
 while read -r f; do
-	printf '%s\n' "${files[@]}" | grep -qxF "$f" || { rm -f "$dst/$f"; changed=$((changed + 1)); }
+	printf '%s\n' "${files[@]}" | grep -qxF "$f" || { rm -f "$dst/$f"; changed=$((changed + 1)); names+=" -$f"; }
 done < <(cd "$dst" && find . -type f | sed 's|^\./||')
 find "$dst" -mindepth 1 -type d -empty -delete
-say "${#files[@]} source files, $changed changed since the last run"
+say "${#files[@]} source files, $changed changed since the last run${names:+:${names:0:300}}"
 lap "kmod/ -> drivers/net/ppkit/"
 
 KMAKE=(make -C "$tree" O="$out" CC="$CC_NAME" KERNELRELEASE="$krel")
