@@ -1160,11 +1160,12 @@ static void test_lent_gauge_one_page_pool(void)
  * kthread creates, uses and destroys pools (each freed at once, nothing
  * in flight); another reads the statistics of the newest by id as fast
  * as it can.  A pool freed under a reader is a use-after-free for KASAN
- * (the debug kernel).
+ * (the debug kernel), and its counters read as slab poison with
+ * slub_debug (race.sh's boot).
  */
 struct pr_free {
 	atomic_t id, stop;
-	unsigned long pools, found, gone;
+	unsigned long pools, found, gone, bad;
 	int err;
 };
 
@@ -1199,10 +1200,18 @@ static int pr_free_reader_fn(void *arg)
 	struct ppb_stats s;
 
 	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
-		if (ppb_pool_stats_by_id(atomic_read(&x->id), &s) == 0)
+		if (ppb_pool_stats_by_id(atomic_read(&x->id), &s) == 0) {
 			x->found++;
-		else
+			/*
+			 * A pool has taken a refill's worth at most; freed
+			 * under the read, its counters are slab poison.
+			 */
+			if (s.c[PPB_STAT(PAGES_ALLOCATED)] > PPB_REFILL_BATCH ||
+			    s.inflight_pages > s.c[PPB_STAT(PAGES_ALLOCATED)])
+				x->bad++;
+		} else {
 			x->gone++;
+		}
 		if (!((x->found + x->gone) % 64))
 			cond_resched();
 	}
@@ -1231,11 +1240,12 @@ static void test_stats_reader_vs_free(void)
 	atomic_set(&x.stop, 1);
 	pr_stop(t[0]);
 	pr_stop(t[1]);
-	pr_info("    # %lu pools created and freed; %lu reads found one, %lu found it gone\n",
-		x.pools, x.found, x.gone);
+	pr_info("    # %lu pools created and freed; %lu reads found one (%lu of them a freed one), %lu found it gone\n",
+		x.pools, x.found, x.bad, x.gone);
 	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]), "kthreads");
 	EXPECT(!x.err && x.pools >= want, "%lu pools of %lu (%d)", x.pools, want, x.err);
 	EXPECT(x.found && x.gone, "reads met live pools and freed ones");
+	EXPECT(!x.bad, "no read saw a freed pool: %lu did", x.bad);
 }
 
 static const struct ktap_case pr_cases[] = {
