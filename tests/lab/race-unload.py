@@ -98,9 +98,10 @@ def main():
     t0 = time.monotonic()
     # close from 8 ms before the unload (the release work runs once a
     # jiffy, up to 4 ms after the pages came back) to 2 ms after it, in
-    # 0.1 ms steps
+    # 0.1 ms steps (coarser with fewer than 101 rounds: the whole span)
+    span = min(rounds, 101)
     for r in range(rounds):
-        delay = ((r % 101) - 80) * 1e-4
+        delay = (-80 + (r % span) * 100 / max(span - 1, 1)) * 1e-4
         try:
             one_round(r, delay)
         except (OSError, RuntimeError) as e:

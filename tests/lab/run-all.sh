@@ -287,6 +287,7 @@ row ppsim-rss                   kernel        -      300  $LAB --smp 2 --mem 153
 row ppsim-xdp                   kernel        -      450  $LAB --smp 2 --mem 1536 -- tests/lab/ppsim-xdp.sh
 row ppsim-irq-race              kernel        -      300  $LAB --tcg multi --smp 4 --mem 1536 -- tests/lab/ppsim-irq-race.sh
 row holders                     kernel        -      600  $LAB --smp 2 --mem 1536 -- tests/lab/holders.sh
+row rtnl-stall                  kernel        -      300  $LAB --smp 2 --mem 2048 -- tests/lab/rtnl-stall.sh
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/tier/harness-cache.sh debug-detect $HARNESS_IN kmod/tests/pp_faultprobe.c tests/lab/debug-detect.sh "@$HARNESS_IMAGE" -- tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
 row ppctld                      tools         -      900  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
