@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -687,6 +688,48 @@ TEST_CASE("metrics: the node_exporter textfile", "[ppctld][metrics]")
 		write_textfile(missing, *t.snap);
 	} catch (const std::system_error &e) {
 		CHECK(e.code().value() == ENOENT);
+	}
+	CHECK(dir.entries() == std::vector<std::string>{"ppkit.prom"});
+}
+
+TEST_CASE("metrics: the textfile is never written through a link", "[ppctld][metrics]")
+{
+	TempDir dir;
+	TwoPools t(2);
+	std::string path = dir.path() + "/ppkit.prom", victim = dir.path() + "/victim";
+	{
+		std::ofstream(victim) << "keep\n";
+	}
+	// a link planted at the temporary name, and one at the file's own
+	REQUIRE(symlink(victim.c_str(), (path + ".tmp").c_str()) == 0);
+	REQUIRE(symlink(victim.c_str(), path.c_str()) == 0);
+	write_textfile(path, *t.snap);
+	CHECK(slurp(victim) == "keep\n");
+	struct stat st {};
+	REQUIRE(lstat(path.c_str(), &st) == 0);
+	CHECK(S_ISREG(st.st_mode));
+	CHECK(slurp(path) == exposition(*t.snap));
+	std::vector<std::string> left = dir.entries();
+	std::sort(left.begin(), left.end());
+	CHECK(left == std::vector<std::string>{"ppkit.prom", "victim"});
+}
+
+TEST_CASE("metrics: the daemon's textfile goes with it", "[ppctld][metrics]")
+{
+	TempDir dir;
+	TwoPools t(2);
+	std::string path = dir.path() + "/ppkit.prom";
+	{
+		Textfile f(path);
+		CHECK(f.path() == path);
+		f.write(*t.snap);
+		CHECK(dir.entries() == std::vector<std::string>{"ppkit.prom"});
+	}
+	CHECK(dir.entries().empty());
+	// one that never wrote removes nothing (another daemon's file)
+	write_textfile(path, *t.snap);
+	{
+		Textfile f(path);
 	}
 	CHECK(dir.entries() == std::vector<std::string>{"ppkit.prom"});
 }

@@ -603,6 +603,32 @@ TEST_CASE("store: history is bounded by the configuration", "[ppctld][store]")
 	CHECK(g.store.history_bytes() <= 3600 * 24);
 }
 
+TEST_CASE("store: history times follow a step of the realtime clock", "[ppctld][store]")
+{
+	// date -s an hour ahead between the samples at 2 s and 3 s, then a
+	// suspend of 10 min (realtime runs on, the steady clock does not)
+	// between 4 s and 5 s; drift under a second moves nothing.
+	constexpr std::uint64_t hour = 3600'000'000'000ULL, ten_min = 600'000'000'000ULL;
+	Fixture f;
+	f.store.on_event(event(ppkit::Event::Kind::Add, pool(1)));
+	f.sample(1, {stats(1, kA)});
+	f.store.on_stats(Source::Ppkit, {stats(1, kA)}, f.at(2), f.realtime(2) + 400'000'000);
+	for (int s = 3; s <= 4; s++)
+		f.store.on_stats(Source::Ppkit, {stats(1, kA)}, f.at(s), f.realtime(s) + hour);
+	f.store.on_stats(Source::Ppkit, {stats(1, kA)}, f.at(5), f.realtime(5) + hour + ten_min);
+	auto pts = f.points(1);
+	REQUIRE(pts.size() == 5);
+	CHECK(f.store.realtime_of(pts[0].t_ds) == f.realtime(1));
+	CHECK(f.store.realtime_of(pts[1].t_ds) == f.realtime(2));
+	CHECK(f.store.realtime_of(pts[2].t_ds) == f.realtime(3) + hour);
+	CHECK(f.store.realtime_of(pts[3].t_ds) == f.realtime(4) + hour);
+	CHECK(f.store.realtime_of(pts[4].t_ds) == f.realtime(5) + hour + ten_min);
+	// and back: date -s to before the epoch's realtime never goes below 0
+	f.store.on_stats(Source::Ppkit, {stats(1, kA)}, f.at(6), 1'000'000'000);
+	CHECK(f.store.realtime_of(f.points(1).back().t_ds) == 1'000'000'000);
+	CHECK(f.store.realtime_of(pts[4].t_ds) == f.realtime(5) + hour + ten_min);
+}
+
 TEST_CASE("store: history(since_s) counts back from now", "[ppctld][store]")
 {
 	// Samples every 10 s over the last 1000 s.

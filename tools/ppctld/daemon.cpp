@@ -473,9 +473,13 @@ private:
 		if (trim_pending_)
 			malloc_trim(0);
 		trim_pending_ = metrics_ && metrics_->take_scrapes() > 0;
-		if (!cfg_.textfile.empty()) {
+		if (cfg_.textfile.empty())
+			textfile_.reset();
+		else if (!textfile_ || textfile_->path() != cfg_.textfile)
+			textfile_ = std::make_unique<Textfile>(cfg_.textfile);
+		if (textfile_) {
 			try {
-				write_textfile(cfg_.textfile, *store_.snapshot());
+				textfile_->write(*store_.snapshot());
 				textfile_failing_ = false;
 			} catch (const std::exception &e) {
 				if (!textfile_failing_)
@@ -496,6 +500,7 @@ private:
 	std::unique_ptr<MetricsServer> metrics_;
 	std::unique_ptr<ApiServer> api_;
 	bool stop_ = false;
+	std::unique_ptr<Textfile> textfile_;
 	bool textfile_failing_ = false;
 };
 

@@ -282,7 +282,12 @@ std::string exposition(const Snapshot &s)
 void write_textfile(const std::string &path, const Snapshot &s)
 {
 	std::string tmp = path + ".tmp";
-	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	// Whatever is left at the temporary name (a crashed writer's file, or
+	// a link that would have root write through it) goes first, and the
+	// file is created anew, never opened through a link.
+	if (unlink(tmp.c_str()) < 0 && errno != ENOENT)
+		throw std::system_error(errno, std::generic_category(), "cannot remove " + tmp);
+	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		throw std::system_error(errno, std::generic_category(), "cannot create " + tmp);
 	int err = 0;
@@ -305,6 +310,18 @@ void write_textfile(const std::string &path, const Snapshot &s)
 		unlink(tmp.c_str());
 		throw std::system_error(e, std::generic_category(), "cannot replace " + path);
 	}
+}
+
+Textfile::~Textfile()
+{
+	if (written_)
+		unlink(path_.c_str());
+}
+
+void Textfile::write(const Snapshot &s)
+{
+	write_textfile(path_, s);
+	written_ = true;
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "store.h"
 
@@ -32,6 +33,25 @@ std::string exposition(const Snapshot &s);
 // temporary file in the same directory, renamed).  Throws
 // std::system_error on failure.
 void write_textfile(const std::string &path, const Snapshot &s);
+
+// The textfile of a running daemon: written each round, removed when the
+// daemon stops or writes elsewhere, so that node_exporter does not go on
+// serving the last one (ppctld_backend_up 1) for a daemon that is gone.
+class Textfile {
+public:
+	explicit Textfile(std::string path) : path_(std::move(path)) {}
+	~Textfile();
+	Textfile(const Textfile &) = delete;
+	Textfile &operator=(const Textfile &) = delete;
+
+	const std::string &path() const { return path_; }
+	// write_textfile() to path().
+	void write(const Snapshot &s);
+
+private:
+	std::string path_;
+	bool written_ = false;
+};
 
 // GET /metrics on @listen (civetweb threads): the published snapshot of
 // @store, streamed in chunks, gzip-compressed when the client accepts it.

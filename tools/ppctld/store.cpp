@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <utility>
 
@@ -40,9 +41,10 @@ std::string pool_name(const ppkit::Pool &p)
 }  // namespace
 
 Store::Store(const Config &c, Clock::time_point epoch, std::uint64_t epoch_realtime_ns)
-	: alerts_(c.alerts), capacity_(c.history_points()), epoch_(epoch),
-	  epoch_realtime_ns_(epoch_realtime_ns ? epoch_realtime_ns : now_realtime_ns())
+	: alerts_(c.alerts), capacity_(c.history_points()), epoch_(epoch)
 {
+	clock_.emplace_back(0, static_cast<std::int64_t>(epoch_realtime_ns ? epoch_realtime_ns
+									   : now_realtime_ns()));
 	publish();
 }
 
@@ -67,7 +69,25 @@ std::uint32_t Store::t_ds(Clock::time_point t) const
 
 std::uint64_t Store::realtime_of(std::uint32_t t_ds) const
 {
-	return epoch_realtime_ns_ + static_cast<std::uint64_t>(t_ds) * 100000000ULL;
+	auto it = std::upper_bound(clock_.begin(), clock_.end(), t_ds,
+				   [](std::uint32_t t, const auto &c) { return t < c.first; });
+	const std::int64_t base = it == clock_.begin() ? clock_.front().second : std::prev(it)->second;
+	return static_cast<std::uint64_t>(
+		std::max<std::int64_t>(0, base + static_cast<std::int64_t>(t_ds) * 100000000LL));
+}
+
+void Store::note_realtime(std::uint32_t t_ds, std::uint64_t realtime_ns)
+{
+	const std::int64_t base =
+		static_cast<std::int64_t>(realtime_ns) - static_cast<std::int64_t>(t_ds) * 100000000LL;
+	if (std::llabs(base - clock_.back().second) <= kClockStepNs)
+		return;
+	if (clock_.back().first == t_ds)
+		clock_.back().second = base;
+	else
+		clock_.emplace_back(t_ds, base);
+	if (clock_.size() > kClockSteps)
+		clock_.erase(clock_.begin());
 }
 
 void Store::add(const ppkit::Pool &p)
@@ -165,6 +185,8 @@ std::vector<AlertEvent> Store::on_stats(
 	std::vector<AlertEvent> out;
 	const double t = std::chrono::duration<double>(taken - epoch_).count();
 	const std::uint32_t tds = t_ds(taken);
+
+	note_realtime(tds, realtime_ns);
 
 	// Dumps come in id order, like the map: try the entry after the last one first.
 	auto hint = live_.end();

@@ -117,7 +117,9 @@ public:
 	};
 	std::optional<HistoryView> history(ppkit::Source source, std::uint32_t id,
 					   double since_s) const;
-	// Realtime (ns) of a point's t_ds.
+	// Realtime (ns) of a point's t_ds: as the realtime clock read then, with
+	// the steps it took since (date -s, a suspend, which the steady clock
+	// of t_ds does not count) from the sample they were first seen in.
 	std::uint64_t realtime_of(std::uint32_t t_ds) const;
 
 	std::size_t live_pools() const { return live_.size(); }
@@ -146,11 +148,17 @@ private:
 	void add(const ppkit::Pool &p);
 	void retire(const Key &k);
 	std::uint32_t t_ds(Clock::time_point t) const;
+	void note_realtime(std::uint32_t t_ds, std::uint64_t realtime_ns);
 
 	AlertConfig alerts_;
 	std::size_t capacity_;
 	Clock::time_point epoch_;
-	std::uint64_t epoch_realtime_ns_;
+	// From which t_ds on (the first) realtime is the second + t_ds * 10^8
+	// ns: one entry, and one more each time the realtime clock stepped by
+	// more than kClockStepNs against the steady one.  At most kClockSteps.
+	static constexpr std::int64_t kClockStepNs = 1000000000;
+	static constexpr std::size_t kClockSteps = 64;
+	std::vector<std::pair<std::uint32_t, std::int64_t>> clock_;
 	std::map<Key, PoolState> live_;
 	std::deque<PoolState> gone_;
 	std::map<ppkit::Source, BackendState> backends_;
