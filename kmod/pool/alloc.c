@@ -271,7 +271,7 @@ static void ppb_cache_fold(struct ppb_pool *pool)
 	struct ppb_cache *c = &pool->cache;
 	u32 stack, other;
 
-	ppb_seg_served(c, &stack, &other);
+	ppb_seg_served(c->top, c->seg_len, c->seg_stack, &stack, &other);
 	ppb_cadd(pool, PPB_C_SERVED_STACK, stack);
 	ppb_cadd(pool, c->seg_fresh ? PPB_C_SERVED_ALLOC : PPB_C_SERVED_RING, other);
 	c->top = ppb_top(c->top, ppb_cache_count(c), 0);

@@ -296,12 +296,13 @@ static inline void ppb_sync_direct(struct ppb_pool *pool, struct page *page,
 }
 
 /* Pages of the current refill served so far: from the stack, and the rest. */
-static inline void ppb_seg_served(const struct ppb_cache *c, u32 *stack, u32 *other)
+static inline void ppb_seg_served(u64 top, u32 seg_len, u32 seg_stack, u32 *stack,
+				  u32 *other)
 {
-	u32 left = min(ppb_top_seg(c->top), c->seg_len);
+	u32 left = min(ppb_top_seg(top), seg_len);
 
-	*stack = c->seg_stack - min(left, c->seg_stack);
-	*other = c->seg_len - c->seg_stack - (left > c->seg_stack ? left - c->seg_stack : 0);
+	*stack = seg_stack - min(left, seg_stack);
+	*other = seg_len - seg_stack - (left > seg_stack ? left - seg_stack : 0);
 }
 
 static inline int ppb_pool_nid(const struct ppb_pool *pool)

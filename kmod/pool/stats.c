@@ -58,7 +58,8 @@ static u64 ppb_diff(u64 a, u64 b)
 void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 {
 	u64 p[PPB_P_NR] = { 0 }, c[PPB_C_NR];
-	struct ppb_cache cache;
+	u32 seg_len, seg_stack, seg_fresh;
+	u64 top;
 	u64 *o = st->c;
 	u64 served, returned, hold, stock, ring;
 	u32 stack, other, n;
@@ -74,15 +75,15 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	ring = READ_ONCE(pool->ring_produced);
 	do {
 		seq = read_seqcount_begin(&pool->seq);
-		cache.top = READ_ONCE(pool->cache.top);
-		cache.seg_len = READ_ONCE(pool->cache.seg_len);
-		cache.seg_stack = READ_ONCE(pool->cache.seg_stack);
-		cache.seg_fresh = READ_ONCE(pool->cache.seg_fresh);
+		top = READ_ONCE(pool->cache.top);
+		seg_len = READ_ONCE(pool->cache.seg_len);
+		seg_stack = READ_ONCE(pool->cache.seg_stack);
+		seg_fresh = READ_ONCE(pool->cache.seg_fresh);
 		hold = READ_ONCE(pool->hold_cnt);
 		for (i = 0; i < PPB_C_NR; i++)
 			c[i] = READ_ONCE(pool->cs[i]);
 	} while (read_seqcount_retry(&pool->seq, seq));
-	n = ppb_cache_count(&cache);
+	n = ppb_top_count(top);
 
 	memset(st, 0, sizeof(*st));
 	/*
@@ -90,13 +91,13 @@ void ppb_get_stats(struct ppb_pool *pool, struct ppb_stats *st)
 	 * totals plus what the current one has served; direct returns are
 	 * served unless still above the refill's remains, or flushed.
 	 */
-	ppb_seg_served(&cache, &stack, &other);
+	ppb_seg_served(top, seg_len, seg_stack, &stack, &other);
 	o[PPB_STAT(PAGES_FROM_STACK)] = c[PPB_C_SERVED_STACK] + stack;
-	o[PPB_STAT(PAGES_FROM_RING)] = c[PPB_C_SERVED_RING] + (cache.seg_fresh ? 0 : other);
-	o[PPB_STAT(PAGES_FROM_ALLOC)] = c[PPB_C_SERVED_ALLOC] + (cache.seg_fresh ? other : 0);
-	c[PPB_C_DIRECT_CACHED] += ppb_top_pushes(cache.top);
+	o[PPB_STAT(PAGES_FROM_RING)] = c[PPB_C_SERVED_RING] + (seg_fresh ? 0 : other);
+	o[PPB_STAT(PAGES_FROM_ALLOC)] = c[PPB_C_SERVED_ALLOC] + (seg_fresh ? other : 0);
+	c[PPB_C_DIRECT_CACHED] += ppb_top_pushes(top);
 	o[PPB_STAT(PAGES_FROM_CACHE)] = ppb_diff(c[PPB_C_DIRECT_CACHED],
-						 (n - min(ppb_top_seg(cache.top), n)) +
+						 (n - min(ppb_top_seg(top), n)) +
 						 c[PPB_C_FLUSH_DIRECT]);
 	served = o[PPB_STAT(PAGES_FROM_CACHE)] + o[PPB_STAT(PAGES_FROM_RING)] +
 		 o[PPB_STAT(PAGES_FROM_STACK)] + o[PPB_STAT(PAGES_FROM_ALLOC)];
