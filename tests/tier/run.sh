@@ -176,7 +176,7 @@ pool_stress() { step --rows lab-stress "debian 6.1" 1800 tests/lab/run-all.sh ex
 pool_races() {
 	debug_subset || step --rows lab-races "debian 6.1" 1800 env PART=pool-races tests/lab/run-all.sh extra-kernel
 }
-pool_holders() { step --rows lab-holders "debian 6.1" 900 env PART="holders rtnl-stall" tests/lab/run-all.sh extra-kernel; }
+pool_holders() { step --rows lab-holders "debian 6.1" 900 env PART=holders tests/lab/run-all.sh extra-kernel; }
 # make run, the README's first command: its demo's lab parts (its selftest
 # and Orange Pi parts are the rows pool-selftest and drivers: orangepi, the
 # same scripts); three benchmark runs, not seven: this checks that the demo
