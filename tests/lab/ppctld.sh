@@ -346,7 +346,30 @@ kill -TERM "$D"
 gone() { ! kill -0 "$D" 2>/dev/null; }
 check "exits within 5 s" wait_for $((5 * SLOW)) gone
 check "removes its socket and pid file" test ! -e $SOCK -a ! -e "$T/pid"
+check "and the textfile it wrote (node_exporter would serve it on)" test ! -e "$T/ppctld.prom"
 check "says so in syslog" syslog_has "stopping"
+
+echo "== the metrics port taken at start"
+python3 -c 'import socket, time
+s = socket.socket()
+s.bind(("127.0.0.1", '$PORT'))
+s.listen(1)
+print("bound", flush=True)
+time.sleep(600)' > "$T/taken.out" &
+H=$!
+wait_for $((5 * SLOW)) grep -q bound "$T/taken.out"
+$PPCTLD -f --config /dev/null > "$T/taken.log" 2>&1 &
+D=$!
+check "ppctld starts with its metrics port taken: the API answers" \
+	wait_for $((5 * SLOW)) sh -c "[ -S $SOCK ]"
+check "and it samples" sampled 2
+check "it says why there are no metrics" grep -q "cannot serve metrics on 127.0.0.1:$PORT" "$T/taken.log"
+kill $H; wait $H 2>/dev/null
+serving() { metrics | grep -q '^ppctld_samples_total'; }
+check "metrics served once the port is free" wait_for $((10 * SLOW)) serving
+check "and it says so" grep -q "metrics: serving http://127.0.0.1:$PORT/metrics" "$T/taken.log"
+kill -TERM "$D"
+check "exits" wait_for $((5 * SLOW)) gone
 
 echo "== 1,000 pools"
 kill $sink 2>/dev/null; wait $sink 2>/dev/null

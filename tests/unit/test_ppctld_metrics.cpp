@@ -25,6 +25,7 @@
 #include <zlib.h>
 
 #include "config.h"
+#include "fd.h"
 #include "metrics.h"
 #include "store.h"
 #include "text.h"
@@ -649,6 +650,35 @@ TEST_CASE("metrics: /metrics streams the published snapshot, plain or gzip", "[p
 	CHECK(server.take_scrapes() == 0);
 	// The owner's quotes are escaped in the label.
 	CHECK_THAT(text, Catch::Contains("owner=\"pp_\\\"poolgen\\\"\""));
+}
+
+TEST_CASE("metrics: 64 slow clients leave a scrape its answer within a second",
+	  "[ppctld][metrics]")
+{
+	Config c;
+	Store store(c, std::chrono::steady_clock::now(), 1);
+	store.publish();
+	MetricsServer server("127.0.0.1:0", store);
+	REQUIRE(server.port() > 0);
+	sockaddr_in a{};
+	a.sin_family = AF_INET;
+	a.sin_port = htons(static_cast<std::uint16_t>(server.port()));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	// Each sends the first byte of a request, and nothing more for now.
+	std::vector<Fd> slow;
+	for (int i = 0; i < 64; i++) {
+		Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+		REQUIRE(fd);
+		REQUIRE(connect(fd.get(), reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0);
+		REQUIRE(write(fd.get(), "G", 1) == 1);
+		slow.push_back(std::move(fd));
+	}
+	auto t0 = std::chrono::steady_clock::now();
+	Reply r = get_metrics(server.port(), false);
+	double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	INFO("a scrape behind 64 slow clients took " << s << " s");
+	CHECK_THAT(r.head, Catch::StartsWith("HTTP/1.1 200"));
+	CHECK(s < 1.0);
 }
 
 TEST_CASE("metrics: the pieces of the exposition end at line ends", "[ppctld][metrics]")

@@ -304,12 +304,22 @@ private:
 	{
 		if (cfg_.listen.empty()) {
 			metrics_.reset();
+			metrics_retry_ = false;
 			return;
 		}
 		try {
 			metrics_ = open_metrics(cfg_.listen);
+			metrics_retry_ = false;
 			return;
-		} catch (const std::exception &) {
+		} catch (const std::exception &e) {
+			// At start (a restart while the old process still holds the
+			// port, say) sampling and the API go on without metrics, and
+			// each round tries the port again.
+			if (!old) {
+				log(LOG_ERR, "{}; trying again at every sample", e.what());
+				metrics_retry_ = true;
+				return;
+			}
 			if (!metrics_)
 				throw;
 		}
@@ -473,6 +483,15 @@ private:
 		if (trim_pending_)
 			malloc_trim(0);
 		trim_pending_ = metrics_ && metrics_->take_scrapes() > 0;
+		if (metrics_retry_ && !cfg_.listen.empty()) {
+			try {
+				metrics_ = open_metrics(cfg_.listen);
+				metrics_retry_ = false;
+				log(LOG_NOTICE, "metrics: serving http://{}/metrics", cfg_.listen);
+			} catch (const std::exception &) {
+				// said at start; the next round tries again
+			}
+		}
 		if (cfg_.textfile.empty())
 			textfile_.reset();
 		else if (!textfile_ || textfile_->path() != cfg_.textfile)
@@ -498,6 +517,7 @@ private:
 	std::vector<Backend> backends_;
 	Fd sig_, timer_;
 	std::unique_ptr<MetricsServer> metrics_;
+	bool metrics_retry_ = false;	// its port was taken at start
 	std::unique_ptr<ApiServer> api_;
 	bool stop_ = false;
 	std::unique_ptr<Textfile> textfile_;

@@ -424,9 +424,13 @@ MetricsServer::MetricsServer(const std::string &listen, const Store &store)
 	: impl_(std::make_unique<Impl>(store))
 {
 	try {
+		// A worker thread serves one connection at a time, and a client
+		// that sends a byte a second never times out (the timeout is per
+		// read): threads enough for a scrape to find one free behind 64
+		// slow clients, as idle threads cost no CPU.
 		impl_->server = std::make_unique<CivetServer>(std::vector<std::string>{
-			"listening_ports", listen, "num_threads", "4", "request_timeout_ms", "10000",
-			"enable_keep_alive", "yes"});
+			"listening_ports", listen, "num_threads", std::to_string(kMetricsThreads),
+			"request_timeout_ms", "10000", "enable_keep_alive", "yes"});
 	} catch (const CivetException &e) {
 		throw std::runtime_error(e.what());
 	}

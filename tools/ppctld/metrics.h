@@ -53,6 +53,9 @@ private:
 	bool written_ = false;
 };
 
+// civetweb's worker threads: each serves one connection at a time.
+inline constexpr int kMetricsThreads = 128;
+
 // GET /metrics on @listen (civetweb threads): the published snapshot of
 // @store, streamed in chunks, gzip-compressed when the client accepts it.
 class MetricsServer {
