@@ -39,6 +39,7 @@ PKGS=(
 	dwarves qemu-system-arm
 	# release: man pages (rst2man, checked with groff), DKMS, board tarballs
 	python3-docutils groff-base dkms
+	systemd			# systemd-analyze security: ppctld.service's exposure (make test)
 	# the emulated Debian arm64 board (scripts/boards/image.sh: mmdebstrap,
 	# maintainer scripts under qemu-user-static) and the board flow's ssh, scp
 	# and the traffic peer's sshd (started in a lab guest, never on the host)
