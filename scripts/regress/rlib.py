@@ -807,7 +807,7 @@ def gen_stop(dev):
 def xdp(dev, prog=None, netns=None):
     pre = f"ip netns exec {netns} " if netns else ""
     if prog:
-        sh(f"{pre}{PPCTL} xdp attach {dev} --prog {prog}", quiet=True)
+        sh(f"{pre}{PPCTL} xdp attach {dev} --prog {prog} --force", quiet=True)
     else:
         sh(f"{pre}{PPCTL} xdp detach {dev}", quiet=True, check=False)
 

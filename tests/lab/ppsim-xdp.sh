@@ -4,6 +4,8 @@
 #    compiled here with clang) sends the generator's frames out of a into b,
 #    from each kind of pool of s (ppkit, native, none); a redirect to a port
 #    that is down fails and the pages come back;
+#  - ppctl xdp attach over an attached program is refused, and replaces it
+#    with --force;
 #  - XDP_TX with a completion delay (ethtool -C tx-usecs): the pages stay in
 #    flight (the queue's xdp_tx_inflight, the pool's inflight) until the
 #    delay has passed, then all complete; a full XDP TX ring refuses XDP_TX;
@@ -94,6 +96,17 @@ check "tx-usecs above 10 s refused" sh -c "! ethtool -C $b tx-usecs 10000001 2>/
 check "ethtool -C $b tx-usecs 8000000 (8 s)" ethtool -C "$b" tx-usecs 8000000
 check "ethtool -c shows it" sh -c "ethtool -c $b | grep -q '^tx-usecs: *8000000'"
 check "xdp tx attached to $b" quiet $PPCTL xdp attach "$b" --prog tx
+# as ip link: an attached program is replaced only with --force
+prog_of() { $PPCTL --json xdp status "$1" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["prog_name"])'; }
+$PPCTL xdp attach "$b" --prog pass > "$SIM_TMP/busy.out" 2>&1
+rc=$?
+echo "# xdp attach over tx: exit $rc: $(head -c 300 "$SIM_TMP/busy.out")"
+check "xdp attach over an attached program is refused, pointing at --force" \
+	test $rc -ne 0 -a "$(prog_of "$b")" = xdp_tx -a -n "$(grep -e --force "$SIM_TMP/busy.out")"
+$PPCTL xdp attach "$b" --prog pass --force > /dev/null
+check "xdp attach --force replaces it" test "$(prog_of "$b")" = xdp_pass
+check "and back to tx (--force)" quiet $PPCTL xdp attach "$b" --prog tx -f
 ib=$(cat "/sys/class/net/$b/ifindex")
 pool_inflight() {	# pages out of b's live pools (posted in its RX ring, or sent), from ppctl list
 	python3 -c '

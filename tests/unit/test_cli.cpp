@@ -350,6 +350,12 @@ TEST_CASE("xdp commands and their options", "[cli][xdp]")
 	CHECK(a.parsed.options->ifname == "eth0");
 	CHECK(a.parsed.options->xdp_mode == ppkit::XdpMode::Native);
 	CHECK(a.parsed.options->xdp_prog == "drop");
+	CHECK_FALSE(a.parsed.options->xdp_force);
+	for (const char *force : {"--force", "-f"}) {
+		auto r = parse_args({"xdp", "attach", "eth0", "--prog", "pass", force});
+		REQUIRE(r.parsed.options);
+		CHECK(r.parsed.options->xdp_force);
+	}
 
 	auto g = parse_args({"xdp", "attach", "eth0", "--mode", "generic", "--prog", "tx"});
 	REQUIRE(g.parsed.options);

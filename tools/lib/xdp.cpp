@@ -314,7 +314,7 @@ std::string_view XdpStatus::mode() const
 	return to_string(programs.front().mode);
 }
 
-XdpAttached xdp_attach(std::uint32_t ifindex, XdpMode mode, XdpProgram &prog)
+XdpAttached xdp_attach(std::uint32_t ifindex, XdpMode mode, XdpProgram &prog, bool replace)
 {
 	if (mode == XdpMode::Offload)
 		throw Error(Errc::NotSupported,
@@ -342,7 +342,16 @@ XdpAttached xdp_attach(std::uint32_t ifindex, XdpMode mode, XdpProgram &prog)
 		p.loaded = true;
 	}
 	int fd = bpf_program__fd(p.prog);
-	int err = bpf_xdp_attach(static_cast<int>(ifindex), fd, mode_flags(mode), nullptr);
+	// As ip link without -force: the kernel refuses (EBUSY) to replace a
+	// program unless asked to.
+	const std::uint32_t flags = mode_flags(mode) | (replace ? 0 : XDP_FLAGS_UPDATE_IF_NOEXIST);
+	int err = bpf_xdp_attach(static_cast<int>(ifindex), fd, flags, nullptr);
+	if (std::abs(err) == EBUSY && !replace)
+		throw Error(Errc::Kernel,
+			    fmt::format("{} already has a {} XDP program: detach it first, or "
+					"replace it (ppctl xdp attach --force)",
+					dev_name(ifindex), to_string(mode)),
+			    EBUSY, log.kernel_message());
 	if (err)
 		throw link_error(err, log, "attaching XDP", ifindex, mode);
 

@@ -280,12 +280,14 @@ void add_xdp_commands(Options &o, SimXdpCli &c)
 			->check(one_of("mode", {"native", "generic"}))
 			->type_name("MODE");
 	};
-	c.xdp_attach = c.xdp->add_subcommand("attach", "attach a program, replacing the mode's (root)");
+	c.xdp_attach = c.xdp->add_subcommand("attach", "attach a program to the mode (root)");
 	add_ifname(c.xdp_attach, o);
 	mode(c.xdp_attach);
 	c.xdp_attach->add_option("--prog", o.xdp_prog, "drop (default), pass, tx (MACs swapped) or FILE.o")
 		->check(prog_check())
 		->type_name("PROG");
+	c.xdp_attach->add_flag("-f,--force", o.xdp_force,
+			       "replace the program already attached in the mode (ip link's -force)");
 	c.xdp_detach = c.xdp->add_subcommand("detach", "detach the mode's program (root)");
 	add_ifname(c.xdp_detach, o);
 	mode(c.xdp_detach);

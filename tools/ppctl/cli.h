@@ -80,6 +80,7 @@ struct Options {
 	ppkit::SimGenParams gen;	// sim gen start
 	ppkit::XdpMode xdp_mode = ppkit::XdpMode::Native;
 	std::string xdp_prog = "drop";	// a bundled program's name, or FILE.o
+	bool xdp_force = false;		// replace a program already attached
 };
 
 struct Parsed {

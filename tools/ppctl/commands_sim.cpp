@@ -102,7 +102,7 @@ int cmd_xdp(const Options &o, std::ostream &out, std::ostream &)
 				throw UsageError(e.what());
 			}
 		}
-		ppkit::XdpAttached a = ppkit::xdp_attach(ifindex, o.xdp_mode, *prog);
+		ppkit::XdpAttached a = ppkit::xdp_attach(ifindex, o.xdp_mode, *prog, o.xdp_force);
 		if (o.json)
 			out << xdp_status_doc("xdp-attach", ppkit::xdp_status(ifindex)).dump() << "\n";
 		else

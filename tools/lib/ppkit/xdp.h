@@ -83,11 +83,15 @@ struct XdpStatus {
 	std::string_view mode() const;
 };
 
-// Load @prog and attach it to @ifindex in @mode, replacing what is
-// attached in that mode.  Errors: Error(NotSupported) "IFNAME has no
-// native XDP: try --mode generic", Error(Permission), Error(NoSuchDevice),
-// and the kernel's refusals with its extended-ack message.
-XdpAttached xdp_attach(std::uint32_t ifindex, XdpMode mode, XdpProgram &prog);
+// Load @prog and attach it to @ifindex in @mode.  A program already
+// attached in that mode is replaced only with @replace (ip link's -force);
+// else Error(Kernel, EBUSY) "IFNAME already has a MODE XDP program:
+// detach it first, or replace it (ppctl xdp attach --force)".  Other errors: Error(NotSupported) "IFNAME has
+// no native XDP: try --mode generic", Error(Permission),
+// Error(NoSuchDevice), and the kernel's refusals with its extended-ack
+// message.
+XdpAttached xdp_attach(std::uint32_t ifindex, XdpMode mode, XdpProgram &prog,
+		       bool replace = false);
 // Detach the program of @mode (nothing attached is not an error).
 void xdp_detach(std::uint32_t ifindex, XdpMode mode);
 XdpStatus xdp_status(std::uint32_t ifindex);
