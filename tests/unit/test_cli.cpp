@@ -511,6 +511,13 @@ TEST_CASE("ppctl adds its own advice to libppkit's errors", "[cli]")
 				EEXIST),
 		   {"xdp", "attach", "lo"}) ==
 	      "lo has a generic XDP program: detach it first (ppctl xdp detach lo --mode generic)");
+	CHECK(said(ppkit::Error(ppkit::Errc::Kernel,
+				"lo already has a native XDP program, which is replaced only when "
+				"asked to",
+				EBUSY),
+		   {"xdp", "attach", "lo"}) ==
+	      "lo already has a native XDP program, which is replaced only when asked to: "
+	      "detach it first (ppctl xdp detach lo --mode native), or replace it with --force");
 	CHECK(said(ppkit::Error(ppkit::Errc::NotSupported, "lo has no native XDP", EOPNOTSUPP),
 		   {"xdp", "attach", "lo"}) == "lo has no native XDP: try --mode generic");
 	CHECK_THAT(said(ppkit::Error(ppkit::Errc::DaemonMissing,

@@ -171,7 +171,7 @@ _ppctl()
 		sim/add/*) opts+=' --rx-queues --tx-queues --ring-size --pair' ;;
 		sim/set/*) opts+=' --pool --rx --sync --prefetch --cache --numa-rule --frag --irq-cpu --ring-size' ;;
 		sim/gen/start) opts+=' --rate --size --ethertype --dst-port --count --cpu' ;;
-		xdp/attach/*) opts+=' --mode --prog' ;;
+		xdp/attach/*) opts+=' --mode --prog -f --force' ;;
 		xdp/detach/*) opts+=' --mode' ;;
 		esac
 		_ppctl_reply -W "$opts"

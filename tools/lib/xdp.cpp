@@ -348,8 +348,8 @@ XdpAttached xdp_attach(std::uint32_t ifindex, XdpMode mode, XdpProgram &prog, bo
 	int err = bpf_xdp_attach(static_cast<int>(ifindex), fd, flags, nullptr);
 	if (std::abs(err) == EBUSY && !replace)
 		throw Error(Errc::Kernel,
-			    fmt::format("{} already has a {} XDP program: detach it first, or "
-					"replace it (ppctl xdp attach --force)",
+			    fmt::format("{} already has a {} XDP program, which is replaced only "
+					"when asked to",
 					dev_name(ifindex), to_string(mode)),
 			    EBUSY, log.kernel_message());
 	if (err)

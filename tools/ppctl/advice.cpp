@@ -42,6 +42,10 @@ std::string advice(const ppkit::Error &e, const Options &o)
 			return ": try --mode generic";
 		return "";
 	case Errc::Kernel:
+		if (o.command == Command::XdpAttach && e.sys_errno() == EBUSY)
+			return fmt::format(": detach it first (ppctl xdp detach {} --mode {}), or "
+					   "replace it with --force",
+					   o.ifname, to_string(o.xdp_mode));
 		if (o.command == Command::XdpAttach && e.sys_errno() == EEXIST)
 			return fmt::format(" (ppctl xdp detach {} --mode {})", o.ifname,
 					   to_string(o.xdp_mode == ppkit::XdpMode::Native

@@ -85,8 +85,8 @@ struct XdpStatus {
 
 // Load @prog and attach it to @ifindex in @mode.  A program already
 // attached in that mode is replaced only with @replace (ip link's -force);
-// else Error(Kernel, EBUSY) "IFNAME already has a MODE XDP program:
-// detach it first, or replace it (ppctl xdp attach --force)".  Other errors: Error(NotSupported) "IFNAME has
+// else Error(Kernel, EBUSY) "IFNAME already has a MODE XDP program, which
+// is replaced only when asked to".  Other errors: Error(NotSupported) "IFNAME has
 // no native XDP: try --mode generic", Error(Permission),
 // Error(NoSuchDevice), and the kernel's refusals with its extended-ack
 // message.
