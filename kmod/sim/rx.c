@@ -38,11 +38,47 @@ int ppsim_irq_cpu(const struct ppsim_priv *priv, unsigned int q)
 /* ---- the device ------------------------------------------------------ */
 
 /*
+ * What a posted descriptor points at must still be the queue's buffer: the
+ * address its refill posted, inside the buffer's page, and that page held
+ * (a reference), in no file or process (no ->mapping) and, with a ppkit
+ * pool, marked as that pool's.  Anything else is another owner's memory.
+ */
+static bool ppsim_dev_target_ok(const struct ppsim_rxq *rxq,
+				const struct ppsim_desc *d)
+{
+	const struct ppsim_buf *b = &rxq->buf[rxq->dev_next];
+	struct page *page = b->page, *target;
+
+	if (unlikely(!page || d->addr != b->dma + rxq->headroom))
+		return false;
+	target = virt_to_page(ppsim_bus_to_virt(d->addr));
+	if (unlikely(target < page || target >= page + (1U << rxq->order)))
+		return false;
+	if (unlikely(page_ref_count(page) < 1 || READ_ONCE(page->mapping)))
+		return false;
+	return !rxq->pp || ppb_page_owned(rxq->pp, page);
+}
+
+static void ppsim_dev_target_bad(struct ppsim_rxq *rxq,
+				 const struct ppsim_desc *d)
+{
+	const struct ppsim_buf *b = &rxq->buf[rxq->dev_next];
+
+	WARN_ONCE(1, "ppsim: %s rx%u desc %u: not the queue's buffer (addr %pad, buffer %pad, page %p, refcount %d, mapping %p, mark %p)\n",
+		  netdev_name(rxq->priv->dev), rxq->idx, rxq->dev_next, &d->addr,
+		  &b->dma, b->page, b->page ? page_ref_count(b->page) : 0,
+		  b->page ? READ_ONCE(b->page->mapping) : NULL,
+		  b->page ? READ_ONCE(b->page->lru.next) : NULL);
+	rxq->active = false;
+}
+
+/*
  * The device writes @n copies of @frame into posted descriptors, through
  * their DMA addresses, as a bus master would.  Returns how many it wrote;
  * with @lossy the rest are counted: as too long when the frame does not fit
  * the posted buffers, else as missed, for want of a descriptor (a line-rate
- * generator instead waits for descriptors).
+ * generator instead waits for descriptors).  A descriptor that points at
+ * anything but its buffer stops the queue's device side with a warning.
  */
 unsigned int ppsim_dev_write(struct ppsim_rxq *rxq, const void *frame, u32 len,
 			     unsigned int n, bool lossy, u32 hash, u32 hash_type)
@@ -60,6 +96,10 @@ unsigned int ppsim_dev_write(struct ppsim_rxq *rxq, const void *frame, u32 len,
 			/* pairs with the release in ppsim_refill: the address first */
 			if (smp_load_acquire(&d->status) != PPSIM_DESC_DEV)
 				break;
+			if (unlikely(!ppsim_dev_target_ok(rxq, d))) {
+				ppsim_dev_target_bad(rxq, d);
+				break;
+			}
 			memcpy(ppsim_bus_to_virt(d->addr), frame, len);
 			d->len = len;
 			d->hash = hash;
