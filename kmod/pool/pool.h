@@ -341,7 +341,7 @@ unsigned int ppb_reclaim(struct ppb_pool *pool, unsigned int budget, bool force,
 unsigned int ppb_lent_count(const struct ppb_pool *pool);
 unsigned int ppb_lent_held(struct ppb_pool *pool);
 u32 ppb_lent_read(struct ppb_pool *pool, const struct ppb_lent_fifo *f, u32 *head);
-void ppb_foreign_warn(struct ppb_pool *pool, struct page *page, const char *what, u64 n);
+void ppb_foreign_warn(struct ppb_pool *pool, struct page *page, const char *what);
 struct ppb_lent_fifo *ppb_lent_alloc(u32 ring_size);
 void ppb_lent_resize(struct ppb_pool *pool);
 /* netlink.c */

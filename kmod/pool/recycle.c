@@ -38,7 +38,7 @@ static noinline void ppb_put_release(struct ppb_pool *pool, struct page *page,
 {
 	if (unlikely(!ppb_page_owned(pool, page))) {
 		ppb_pinc(pool, PPB_P_FOREIGN_PUT);
-		ppb_foreign_warn(pool, page, "put", 1);
+		ppb_foreign_warn(pool, page, "put");
 		return;
 	}
 	ppb_pinc(pool, ctr);

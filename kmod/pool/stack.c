@@ -78,13 +78,13 @@ u32 ppb_lent_read(struct ppb_pool *pool, const struct ppb_lent_fifo *f, u32 *hea
  * A driver passed a page that is not @pool's (@what: lent, put): left
  * alone, counted, and said once for the pool.
  */
-void ppb_foreign_warn(struct ppb_pool *pool, struct page *page, const char *what, u64 n)
+void ppb_foreign_warn(struct ppb_pool *pool, struct page *page, const char *what)
 {
 	if (READ_ONCE(pool->foreign_warned))
 		return;
 	WRITE_ONCE(pool->foreign_warned, true);
-	pr_warn("ppkit: pool %u (%s): a page that is not the pool's was %s (pfn %#lx, %llu so far): left alone\n",
-		pool->id, pool->owner, what, page_to_pfn(page), n);
+	pr_warn("ppkit: pool %u (%s): a page that is not the pool's was %s (pfn %#lx): left alone, counted in its foreign statistic\n",
+		pool->id, pool->owner, what, page_to_pfn(page));
 }
 
 static void ppb_orphan(struct ppb_pool *pool, struct page *page)
@@ -241,7 +241,7 @@ static bool ppb_frag_lend(struct ppb_pool *pool, struct page *page)
 static noinline void ppb_lend_foreign(struct ppb_pool *pool, struct page *page)
 {
 	ppb_cinc(pool, PPB_C_FOREIGN_LENT);
-	ppb_foreign_warn(pool, page, "lent", pool->cs[PPB_C_FOREIGN_LENT]);
+	ppb_foreign_warn(pool, page, "lent");
 }
 
 static __always_inline void __ppb_page_lend(struct ppb_pool *pool, struct page *page)
