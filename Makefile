@@ -8,6 +8,8 @@
 #                   6.12), one table of scenario x kernel
 #   make soak       what measures rather than tests: the race tests for hours, 50
 #                   reload cycles, ppctld's two minutes, the Orange Pi's 150 s
+#   make soak-corruption  the 6.12 corruption hunt: stress-mixed's loops A/B in
+#                   one boot (CORRUPTION_LINE=6.12|debug, _ROUNDS, _SECS)
 #   make bench      pool micro-benchmarks in one guest boot -> build/bench/pool.json
 #                   (KVER=5.10|6.12: on that kernel -> pool-LINE.json),
 #                   ppctld's CPU with 1,000 pools -> build/bench/ppctld-cpu.json,
@@ -89,7 +91,7 @@ MOD_ARGS := ARCH=$(MOD_ARCH) CROSS_COMPILE=$(CROSS_COMPILE)$(if $(BOARD_LINE), R
 endif
 TOOLS_BUILD := $(BUILD)/tools
 
-.PHONY: all modules tools test-unit deps run test test-matrix test-kernel bench regress check static clean help \
+.PHONY: all modules tools test-unit deps run test test-matrix test-kernel bench regress check static clean help soak-corruption \
 	drivers test-drivers man test-docs test-boards test-intree test-dkms test-dkms-full test-dkms-kernels test-dkms-kernels-full test-asan test-stress test-debug modules-debug install uninstall dist-board soak regress-orangepi
 
 all: modules tools
@@ -191,6 +193,24 @@ soak: modules tools
 	scripts/lab/run --smp 2 --mem 1536 --timeout 1800 -- env ROUNDS=12 WRK_S=30 tests/lab/ppctld.sh
 	$(MAKE) tools ARCH=arm
 	ORANGEPI_STRESS_S=150 tests/drivers/run.sh orangepi
+
+# The hunt for the corruption seen once on 6.12 (Documentation/hardening.rst,
+# "The 6.12 corruption"): CORRUPTION_ROUNDS rounds of the four loops of
+# tests/lab/stress/corruption.sh (stress-mixed whole, ring rebuilds only, a
+# pinned XDP program, a program loaded per attach), CORRUPTION_SECS s each,
+# in one boot of CORRUPTION_LINE (6.12; debug: the debug kernel with page
+# poisoning, init_on_free and KFENCE sampling every 10 ms).  LAB_CPU=max
+# boots 6.12 with CMPXCHG16B, as the lab did when the fault was seen.
+CORRUPTION_LINE ?= 6.12
+CORRUPTION_ROUNDS ?= 10
+CORRUPTION_SECS ?= 20
+CORRUPTION_DEBUG_APPEND := page_poison=1 init_on_free=1 kfence.sample_interval=10
+soak-corruption: tools
+	$(if $(filter debug,$(CORRUPTION_LINE)),scripts/lab/debug-kernel.sh && $(MAKE) modules-debug,$(MAKE) modules KVER=$(CORRUPTION_LINE))
+	LAB_KERNEL=$(CORRUPTION_LINE) scripts/lab/run --tcg multi --smp 4 --mem 2048 \
+		$(if $(filter debug,$(CORRUPTION_LINE)),--append "$(CORRUPTION_DEBUG_APPEND)") \
+		--timeout $$(( $(CORRUPTION_ROUNDS) * 4 * ($(CORRUPTION_SECS) + 40) + 300 )) \
+		-- tests/lab/stress/corruption.sh $(CORRUPTION_ROUNDS) $(CORRUPTION_SECS)
 
 # Patched drivers, out of tree from the target kernel's own source:
 # ARCH=x86_64|arm64|arm (default: all three) -> build/drivers/<ARCH>/*.ko
