@@ -4,6 +4,7 @@
 // in the test, and ppkit::DaemonClient against it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -287,6 +288,38 @@ TEST_CASE("api: history", "[ppctld][api]")
 		CHECK(none["points"] == json::array());
 		CHECK(f.ask(R"({"cmd": "history", "pool": 3, "since_s": 1e9})")["points"].size() == 3);
 	}
+}
+
+TEST_CASE("api: the history line is written as it goes, and is what a DOM would dump", "[ppctld][api]")
+{
+	Fixture f;
+	// A pool whose interface name is not UTF-8 (written as U+FFFD), and
+	// many points, some without a window (null rates).
+	ppkit::Pool odd = pool(5);
+	odd.ifname = "e\xfft";
+	f.store.on_pools(Source::Ppkit, {pool(3), pool(4), odd});
+	for (int i = 0; i < 500; i++)
+		f.store.on_stats(Source::Ppkit, {stats(5, 100 * i * i, i % 7)},
+				 f.epoch + 20s + std::chrono::milliseconds(100 * i),
+				 kEpochRealtime + 20'000'000'000ULL + 100'000'000ULL * i);
+	f.store.publish();
+	for (const char *req : {R"({"cmd": "history", "pool": 5})", R"({"cmd": "history", "pool": 3})",
+				R"({"cmd": "history", "pool": 9})",
+				R"({"cmd": "history", "pool": 3, "since_s": 0})",
+				R"({"cmd": "history", "pool": 77})"}) {
+		INFO(req);
+		const std::string line = reply_line(req, f.store, f.info);
+		REQUIRE(!line.empty());
+		CHECK(line.back() == '\n');
+		CHECK(std::count(line.begin(), line.end(), '\n') == 1);
+		const json dom = json::parse(line);
+		CHECK(line == dom.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+	}
+	const json r = f.ask(R"({"cmd": "history", "pool": 5})");
+	REQUIRE(r["points"].size() == 500);
+	CHECK(r["pool"]["ifname"] == "e\xef\xbf\xbdt");
+	CHECK(r["points"][0]["hit"].is_null());
+	CHECK(r["points"][499]["inflight"] == 499 % 7);
 }
 
 TEST_CASE("api: bad requests are refused with a message", "[ppctld][api]")

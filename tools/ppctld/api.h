@@ -40,7 +40,10 @@ struct ApiInfo {
 	int pid = 0;
 };
 
-// The reply to one request line (without its newline).
+// The reply to one request line (without its newline), as the line sent:
+// JSON and a newline.
+std::string reply_line(std::string_view line, const Store &store, const ApiInfo &info);
+// The same reply, parsed.
 nlohmann::json handle_request(std::string_view line, const Store &store, const ApiInfo &info);
 
 // A pool row as the API and `ppctl top` show it.
