@@ -88,7 +88,7 @@ struct ppb_pool *ppb_pool_create(const struct ppb_params *params)
 	pool->p.netdev = NULL;
 	pool->netdev = params->netdev;
 	if (params->netdev)
-		pool->ifindex = params->netdev->ifindex;
+		pool->ifindex = ppb_dev_ifindex(params->netdev);
 	if (params->napi)
 		pool->napi_id = READ_ONCE(params->napi->napi_id);
 

@@ -126,6 +126,16 @@ struct ppb_pool *ppb_registry_next(unsigned long *id)
 }
 
 /*
+ * The ifindex a pool reports for @dev: the family answers the initial
+ * namespace only (not netnsok), where the number of a device in another
+ * namespace names another device or none.
+ */
+int ppb_dev_ifindex(const struct net_device *dev)
+{
+	return net_eq(dev_net(dev), &init_net) ? dev->ifindex : 0;
+}
+
+/*
  * A pool reports the ifindex its netdev has now: a move to another
  * namespace may renumber it (unregister, then register again), and once
  * the netdev is gone for good a destroyed pool still waiting for its pages
@@ -140,7 +150,7 @@ static int ppb_netdev_event(struct notifier_block *nb, unsigned long event, void
 
 	if (event != NETDEV_REGISTER && event != NETDEV_UNREGISTER)
 		return NOTIFY_DONE;
-	ifindex = event == NETDEV_REGISTER ? dev->ifindex : 0;
+	ifindex = event == NETDEV_REGISTER ? ppb_dev_ifindex(dev) : 0;
 	mutex_lock(&ppb_pools_lock);
 	/* (unregistering the notifier at unload replays every unregister) */
 	xa_for_each(&ppb_pools, id, pool) {

@@ -156,7 +156,7 @@ struct ppb_pool {
 	u32 id;
 	/* Both follow the netdev (ppb_netdev_event), under the registry lock. */
 	struct net_device *netdev;	/* params.netdev, until it unregisters */
-	int ifindex;			/* its ifindex now, 0 if none */
+	int ifindex;			/* its ifindex now, 0 if none or in another netns */
 	unsigned int napi_id;
 	char owner[32];
 	ktime_t created;
@@ -342,6 +342,7 @@ unsigned int ppb_lent_count(const struct ppb_pool *pool);
 unsigned int ppb_lent_held(struct ppb_pool *pool);
 u32 ppb_lent_read(struct ppb_pool *pool, const struct ppb_lent_fifo *f, u32 *head);
 void ppb_foreign_warn(struct ppb_pool *pool, struct page *page, const char *what);
+int ppb_dev_ifindex(const struct net_device *dev);
 struct ppb_lent_fifo *ppb_lent_alloc(u32 ring_size);
 void ppb_lent_resize(struct ppb_pool *pool);
 /* netlink.c */

@@ -169,6 +169,17 @@ ip netns add peer
 ip link set "$b" netns peer
 ip addr add 10.81.0.1/24 dev "$a"; ip link set "$a" up
 ip -n peer addr add 10.81.0.2/24 dev "$b"; ip -n peer link set "$b" up; ip -n peer link set lo up
+# The family answers this namespace only: the pools of b, in peer, name no
+# interface here (b's ifindex there would name another device here, or none)
+other_ns_pools() {
+	$PPCTL --json list | python3 -c '
+import json, sys
+live = [p for p in json.load(sys.stdin)["pools"] if p["owner"] == "ppsim" and p["state"] == "live"]
+named_b = [p for p in live if p.get("ifname") == sys.argv[1]]
+print(len(named_b), sum(1 for p in live if p.get("ifindex") is None))' "$b"
+}
+check "pair: b's 2 pools, in another namespace, name no interface here ($(other_ns_pools) named b, without one)" \
+	test "$(other_ns_pools)" = "0 2"
 check "pair: ping across" sh -c "ping -c 3 -W 5 10.81.0.2 >/dev/null"
 ip netns exec peer iperf3 -s -1 -D -B 10.81.0.2
 wait_for 10 peer_listens
