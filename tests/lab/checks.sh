@@ -123,6 +123,23 @@ sim_sink_dev() {
 	udp_sink 7777
 }
 
+# sim_pair_ns NS NET: a ppsim pair (two RX and two TX queues) whose second
+# port goes into a new namespace NS; the ports get NET.1 and NET.2 (/24)
+# and come up, the first's interrupts on CPU 0.  Sets $a and $b.
+sim_pair_ns() {
+	local pair
+	pair=$($PPCTL sim add --pair --rx-queues 2 --tx-queues 2) || return 1
+	read -r a b <<< "$(tr '\n' ' ' <<< "$pair")"
+	ip netns add "$1"
+	ip link set "$b" netns "$1"
+	ip addr add "$2.1/24" dev "$a"
+	ip link set "$a" up
+	ip -n "$1" addr add "$2.2/24" dev "$b"
+	ip -n "$1" link set "$b" up
+	ip -n "$1" link set lo up
+	$PPCTL sim set "$a" --irq-cpu 0 > /dev/null
+}
+
 # hold_sock PORT [MIB]: in the background, a UDP socket on PORT with a
 # receive buffer of MIB (default 8) MiB that never reads: the pages of what
 # it receives stay with the stack.  Sets $holder; returns once it is bound.

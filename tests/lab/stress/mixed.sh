@@ -29,13 +29,7 @@ echo "# $ncpu CPUs, $DUR s"
 tests/lab/ppsim-load.sh
 ip link set lo up
 sim_sink_dev 10.83.0.1 --rx-queues 4 --ring-size 256
-$PPCTL sim add --pair --rx-queues 2 --tx-queues 2 > "$T/pair"
-read -r a b <<< "$(tr '\n' ' ' < "$T/pair")"
-ip netns add stress
-ip link set "$b" netns stress
-ip addr add 10.84.0.1/24 dev "$a"; ip link set "$a" up
-ip -n stress addr add 10.84.0.2/24 dev "$b"; ip -n stress link set "$b" up; ip -n stress link set lo up
-$PPCTL sim set "$a" --irq-cpu 0 > /dev/null
+sim_pair_ns stress 10.84.0
 check "pair: ping across" ping -c 2 -W $((5 * SLOW)) 10.84.0.2 > /dev/null
 
 $PPCTLD -f --config /dev/null --interval 200ms --socket "$T/api.sock" --listen 127.0.0.1:9105 \
