@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <system_error>
 
 #include <grp.h>
