@@ -14,7 +14,8 @@
 #                            skips; the test ends with: finish NAME; exit
 #   wait_for SEC COMMAND...  until COMMAND succeeds, at most SEC seconds (a
 #                            fraction too: 0.5) by the clock (EPOCHREALTIME),
-#                            not by whole seconds of SECONDS
+#                            not by whole seconds of SECONDS; it tries again
+#                            every WAIT_POLL s (default 0.25)
 #   udp_sink [PORT]          a reading UDP socket in the background ($sink)
 #   sim_sink_dev ADDR [ARGS] a ppsim device (ppctl sim add ARGS) that is up, has
 #                            ADDR/24 and a udp_sink on 7777 ($dev, $sink)
@@ -78,7 +79,7 @@ wait_for() {
 	until "$@"; do
 		_checks_now
 		[ "$_checks_t" -ge "$end" ] && return 1
-		sleep 0.25
+		sleep "${WAIT_POLL:-0.25}"
 	done
 }
 stable() {
@@ -158,8 +159,7 @@ hold_sock() {
 sysstat() { cat "/sys/class/net/$1/statistics/$2"; }
 
 sim_gen_done() {
-	[ "$($PPCTL --json sim list | python3 -c 'import json, sys
-print([d for d in json.load(sys.stdin)["devices"] if d["ifname"] == sys.argv[1]][0]["gen"]["running"])' "$1")" = False ]
+	[ "$($PPCTL --json sim list | jq --arg d "$1" '.devices[] | select(.ifname == $d) | .gen.running')" = false ]
 }
 
 flush_defer_lists() {

@@ -51,26 +51,27 @@ command -v "$PROMETHEUS" > /dev/null || {
 }
 T=$(mktemp -d)
 t_start=$SECONDS
+# what is polled changes once a second (Prometheus's scrape and evaluation)
+WAIT_POLL=1
 
 # promq EXPR [TIME]: Prometheus's instant query, as JSON lines: one
-# {"metric": {...}, "value": F} a series
-cat > "$T/promq.py" <<'PY'
-import json, sys, urllib.parse, urllib.request
-args = {"query": sys.argv[2]}
-if len(sys.argv) > 3:
-	args["time"] = sys.argv[3]
-url = f"http://{sys.argv[1]}/api/v1/query?" + urllib.parse.urlencode(args)
-d = json.load(urllib.request.urlopen(url, timeout=10))
-assert d["status"] == "success", d
-for r in d["data"]["result"]:
-	print(json.dumps({"metric": r["metric"], "value": float(r["value"][1])}))
-PY
-promq() { python3 "$T/promq.py" "$PROM" "$@"; }
+# {"metric": {...}, "value": F} a series.  The polls here (promq, counters,
+# far_from_zero) use curl and jq, not Python: in a TCG guest a Python with
+# json and urllib took 1.2 s of CPU to start, curl and jq 0.4 s (the median
+# of three, /usr/bin/time in one boot), and what a poll takes, the
+# Prometheus it waits for does not get (make test: four times as long as
+# alone, past the row's limit once).
+promq() {
+	local at=()
+	[ -n "${2:-}" ] && at=(--data-urlencode "time=$2")
+	curl -sf --max-time 10 --get --data-urlencode "query=$1" "${at[@]}" "http://$PROM/api/v1/query" |
+		jq -c 'if .status != "success" then error("query failed: \(.)")
+			else .data.result[] | {metric, value: (.value[1] | tonumber)} end'
+}
 # has EXPR: the query returns at least one series
 has() { [ -n "$(promq "$1" 2> /dev/null)" ]; }
 pool_of() {
-	$PPCTL --json list | python3 -c 'import json, sys
-print(max(p["id"] for p in json.load(sys.stdin)["pools"] if p["ifname"] == sys.argv[1] and p["state"] == "live"))' "$1"
+	$PPCTL --json list | jq --arg d "$1" '[.pools[] | select(.ifname == $d and .state == "live") | .id] | max'
 }
 
 ip link set lo up
@@ -120,7 +121,7 @@ P=$!
 ready() { curl -sf --max-time 5 "http://$PROM/-/ready" > /dev/null; }
 check "Prometheus starts and is ready within 60 s" wait_for 60 ready
 "$PROMETHEUS" --version 2>&1 | head -n 1 | sed 's/^/# /'
-up() { [ "$(promq 'up{job="ppctld"}' | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["value"])' 2> /dev/null)" = 1.0 ]; }
+up() { [ "$(promq 'up{job="ppctld"}' | jq .value)" = 1 ]; }
 check "it scrapes ppctld (up == 1)" wait_for 30 up
 
 echo "== (a) the hit rate rule against ppctl stats --interval $W ($((SECONDS - t_start)) s in)"
@@ -131,8 +132,7 @@ ID=$(pool_of "$dev")
 $PPCTL sim gen start "$dev" --size 128 --dst-port 7777 --rate 400 > /dev/null
 hit_rule="ppkit:pool_alloc_hit_ratio:rate1m{pool=\"$ID\"}"
 check "the rule has a hit rate for pool $ID" wait_for 60 has "$hit_rule"
-counters() { $PPCTL --json stats | python3 -c 'import json, sys
-print([p["counters"] for p in json.load(sys.stdin)["pools"] if p["id"] == int(sys.argv[1])][0])' "$ID"; }
+counters() { $PPCTL --json stats | jq -c --argjson id "$ID" '.pools[] | select(.id == $id) | .counters'; }
 # ... and every counter of the burst far from zero: rate() extrapolates a
 # series' increase towards the window's edges no further than to where the
 # series would have been zero, so when a stalled scrape leaves a gap at the
@@ -141,8 +141,7 @@ print([p["counters"] for p in json.load(sys.stdin)["pools"] if p["id"] == int(sy
 # 0.4807 against ppctl's 0.4919, both windows holding the same burst).  With
 # pages_from_stack at four times the burst's share of it or more, that
 # limit lies 76 s before a 20 s window: beyond any gap.
-far_from_zero() { counters | python3 -c 'import ast, sys
-sys.exit(ast.literal_eval(sys.stdin.read()).get("pages_from_stack", 0) < 3200)'; }
+far_from_zero() { [ "$(counters | jq '.pages_from_stack // 0')" -ge 3200 ]; }
 wait_for 90 far_from_zero || bad "pool $ID served fewer than 3200 pages from the stack in 90 s of traffic"
 $PPCTL sim gen stop "$dev" > /dev/null
 stable 20 counters > /dev/null || bad "pool $ID's counters still move 20 s after its traffic stopped"
@@ -180,8 +179,8 @@ measure() {
 	t1=$(date +%s.%N)
 	# Prometheus's window ends 1 s after ppctl's (a scrape reads ppctld's
 	# last sample, up to 1 s old) and is W s long, like ppctl's
-	tq=$(python3 -c "print(f'{float(\"$t1\") + 1:.3f}')")
-	evaluated() { python3 -c "import sys, time; sys.exit(time.time() < float(sys.argv[1]) + 2)" "$tq"; }
+	tq=$(awk -v t="$t1" 'BEGIN { printf "%.3f", t + 1 }')
+	evaluated() { awk -v t="$tq" -v now="$(date +%s.%N)" 'BEGIN { exit !(now >= t + 2) }'; }
 	wait_for 10 evaluated
 	promq "$hit_rule" "$tq" > "$T/rule.json"
 	python3 "$T/window.py" "$PROM" "$ID" "$W" "$tq" "$T/stats.json"
