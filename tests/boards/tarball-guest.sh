@@ -106,13 +106,13 @@ else
 		sh -c "[ $got -ge 5000 ] && [ '${order% }' = 0 ] && [ ${fast:-0} -gt 4000 ]"
 	check "XDP detaches" ppctl xdp detach "$dev"
 fi
-ppctld --foreground --listen none --socket /run/ppctld.sock > /tmp/ppctld.log 2>&1 &
+ppctld --foreground --listen none --socket /run/ppctld/ppctld.sock > /tmp/ppctld.log 2>&1 &
 d=$!
 i=0
-while [ $i -lt 60 ] && [ ! -S /run/ppctld.sock ]; do sleep 0.5; i=$((i + 1)); done
+while [ $i -lt 60 ] && [ ! -S /run/ppctld/ppctld.sock ]; do sleep 0.5; i=$((i + 1)); done
 sleep 3
 # --socket: without it ppctl top falls back to reading the kernel itself.
-ppctl top -n 1 --socket /run/ppctld.sock > /tmp/top.txt 2>&1
+ppctl top -n 1 --socket /run/ppctld/ppctld.sock > /tmp/top.txt 2>&1
 toprc=$?
 sed 's/^/# top: /' /tmp/top.txt
 check "ppctld runs and ppctl top reads it (exit $toprc)" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Send one request line to ppctld's JSON API and print the reply line.
 
-  ppctld-api.py '{"cmd":"status"}' [SOCKET]        (default /run/ppctld.sock)
+  ppctld-api.py '{"cmd":"status"}' [SOCKET]        (default /run/ppctld/ppctld.sock)
   ppctld-api.py '{"cmd":"status"}' --field pools   print one top-level field
 """
 import json
@@ -18,7 +18,7 @@ if not args:
     sys.exit(__doc__)
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(5)
-s.connect(args[1] if len(args) > 1 else '/run/ppctld.sock')
+s.connect(args[1] if len(args) > 1 else '/run/ppctld/ppctld.sock')
 s.sendall(args[0].encode() + b'\n')
 buf = b''
 while not buf.endswith(b'\n'):

@@ -49,7 +49,7 @@ TEST_CASE("history and top on the command line", "[cli][daemon]")
 	Parsed d = parse_args({"history", "7"});
 	REQUIRE(d.options);
 	CHECK_FALSE(d.options->since);
-	CHECK(d.options->socket == "/run/ppctld.sock");
+	CHECK(d.options->socket == "/run/ppctld/ppctld.sock");
 
 	Parsed t = parse_args({"top", "-n", "3", "-i", "0.5", "--sort", "hit"});
 	REQUIRE(t.options);

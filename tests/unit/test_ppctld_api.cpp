@@ -782,6 +782,37 @@ TEST_CASE("api server: the socket's permissions", "[ppctld][api][socket]")
 	CHECK_THROWS_AS(ApiServer(long_path, 0600, "", 4), std::system_error);
 }
 
+TEST_CASE("api server: the socket's missing directory is made, and removed with it",
+	  "[ppctld][api][socket]")
+{
+	SockDir dir;
+	const std::string run = dir.path("run");
+	const std::string sock = run + "/api.sock";
+	struct stat st {};
+	{
+		ApiServer s(sock, 0600, "", 4);
+		REQUIRE(stat(run.c_str(), &st) == 0);
+		CHECK(S_ISDIR(st.st_mode));
+		CHECK((st.st_mode & 07777) == 0755);
+		CHECK(stat(sock.c_str(), &st) == 0);
+	}
+	CHECK(stat(run.c_str(), &st) < 0);
+	// A server whose start fails leaves no directory behind either.
+	CHECK_THROWS_AS(ApiServer(sock, 0600, "no-such-group-ppkit-test", 4), std::system_error);
+	CHECK(stat(run.c_str(), &st) < 0);
+	// One that was there (RuntimeDirectory=) stays, and so does what else is in it.
+	REQUIRE(mkdir(run.c_str(), 0700) == 0);
+	{
+		ApiServer s(sock, 0600, "", 4);
+	}
+	CHECK(stat(run.c_str(), &st) == 0);
+	CHECK(stat(sock.c_str(), &st) < 0);
+	REQUIRE(rmdir(run.c_str()) == 0);
+	// Only the socket's own directory is made, not its parents.
+	CHECK_THROWS_AS(ApiServer(run + "/sub/api.sock", 0600, "", 4), std::system_error);
+	CHECK(stat(run.c_str(), &st) < 0);
+}
+
 TEST_CASE("api server: a reload changes the socket's permissions in place",
 	  "[ppctld][api][socket]")
 {

@@ -134,7 +134,7 @@ TEST_CASE("ppctld defaults", "[ppctld][config]")
 	CHECK(c.history_points() == 3600);
 	CHECK(c.sources == std::vector<std::string>{"ppkit"});
 	CHECK(c.listen == "127.0.0.1:9105");
-	CHECK(c.socket == "/run/ppctld.sock");
+	CHECK(c.socket == "/run/ppctld/ppctld.sock");
 	CHECK(c.socket == ppkit::kDaemonSocket);
 	CHECK(c.socket_mode == 0600);
 	CHECK(c.socket_group.empty());

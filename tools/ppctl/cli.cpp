@@ -385,7 +385,7 @@ void add_main(CLI::App &app, Options &o, MainCli &m)
 	});
 
 	auto socket = [&o](CLI::App *sub) {
-		sub->add_option("--socket", o.socket, "ppctld's API socket (default /run/ppctld.sock)")
+		sub->add_option("--socket", o.socket, "ppctld's API socket (default /run/ppctld/ppctld.sock)")
 			->type_name("PATH");
 	};
 	m.hist = app.add_subcommand("history", "a pool's history, kept by ppctld");

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <system_error>
 
@@ -245,6 +246,17 @@ gid_t group_id(const std::string &name)
 	return g->gr_gid;
 }
 
+// What failed when the socket's mode or group could not be set; EPERM on
+// the group: the daemon (ppctld.service's user of its own) is not in it.
+std::string permissions_what(const std::string &path, const std::string &group, int e)
+{
+	if (e == EPERM && !group.empty())
+		return fmt::format("socket group of {}: ppctld is not in group '{}' (ppctld.service: "
+				   "SupplementaryGroups={} in a drop-in, systemctl edit ppctld)",
+				   path, group, group);
+	return "permissions of " + path;
+}
+
 }  // namespace
 
 ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_name,
@@ -258,6 +270,9 @@ ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_n
 					"socket path '" + path_ + "'");
 	std::memcpy(sa.sun_path, path_.data(), path_.size());
 
+	const std::string dir = std::filesystem::path(path_).parent_path().string();
+	if (!dir.empty() && mkdir(dir.c_str(), 0755) == 0)
+		made_dir_.path = dir;
 	const gid_t gid = group_id(group_name);
 	fd_ = Fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (!fd_)
@@ -285,7 +300,7 @@ ApiServer::ApiServer(std::string path, unsigned mode, const std::string &group_n
 	    (gid != static_cast<gid_t>(-1) && chown(path_.c_str(), static_cast<uid_t>(-1), gid) < 0)) {
 		e = errno;
 		unlink(path_.c_str());
-		throw std::system_error(e, std::generic_category(), "permissions of " + path_);
+		throw std::system_error(e, std::generic_category(), permissions_what(path_, group_name, e));
 	}
 	if (listen(fd_.get(), 16) < 0) {
 		e = errno;
@@ -298,9 +313,17 @@ void ApiServer::reconfigure(unsigned mode, const std::string &group, std::size_t
 {
 	const gid_t gid = group_id(group);
 	if (chmod(path_.c_str(), mode) < 0 ||
-	    (gid != static_cast<gid_t>(-1) && chown(path_.c_str(), static_cast<uid_t>(-1), gid) < 0))
-		throw std::system_error(errno, std::generic_category(), "permissions of " + path_);
+	    (gid != static_cast<gid_t>(-1) && chown(path_.c_str(), static_cast<uid_t>(-1), gid) < 0)) {
+		const int e = errno;
+		throw std::system_error(e, std::generic_category(), permissions_what(path_, group, e));
+	}
 	max_clients_ = max_clients;
+}
+
+ApiServer::MadeDir::~MadeDir()
+{
+	if (!path.empty())
+		rmdir(path.c_str());
 }
 
 ApiServer::~ApiServer()

@@ -62,7 +62,9 @@ public:
 	static constexpr std::size_t kMaxPending = ApiLimits{}.client_pending;
 
 	// Listens on @path (a stale socket there is replaced) with @mode, and
-	// group @group if not empty.  Throws std::system_error.
+	// group @group if not empty.  A missing directory of @path whose parent
+	// exists is made (0755) and, if empty, removed with the socket.  Throws
+	// std::system_error.
 	ApiServer(std::string path, unsigned mode, const std::string &group, std::size_t max_clients,
 		  ApiLimits limits = {});
 	~ApiServer();
@@ -113,7 +115,18 @@ private:
 	void flush(Conn &c);
 	void drop(int fd);
 
+	// The directory made for the socket, removed if empty when the server
+	// goes (or its constructor throws).
+	struct MadeDir {
+		std::string path;
+		MadeDir() = default;
+		MadeDir(const MadeDir &) = delete;
+		MadeDir &operator=(const MadeDir &) = delete;
+		~MadeDir();
+	};
+
 	std::string path_;
+	MadeDir made_dir_;
 	Fd fd_;
 	std::size_t max_clients_;
 	ApiLimits limits_;

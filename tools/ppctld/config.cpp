@@ -120,7 +120,7 @@ Parsed parse(int argc, const char *const *argv, std::ostream &out, std::ostream 
 	app.add_option("--textfile", c.textfile,
 		       "also write the metrics to FILE every sample (node_exporter textfile)")
 		->type_name("FILE");
-	app.add_option("--socket", c.socket, "JSON API socket, or none (default /run/ppctld.sock)")
+	app.add_option("--socket", c.socket, "JSON API socket, or none (default /run/ppctld/ppctld.sock)")
 		->type_name("PATH");
 	std::string mode = "0600";
 	app.add_option("--socket-mode", mode, "the socket's permissions, octal (default 0600)")

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "alerts.h"
+#include "ppkit/daemon.h"
 
 namespace ppctld {
 
@@ -27,7 +28,7 @@ struct Config {
 	std::vector<std::string> sources{"ppkit"};	// "ppkit", "netdev"
 	std::string listen = "127.0.0.1:9105";	// Prometheus /metrics; "" = none
 	std::string textfile;			// node_exporter textfile; "" = none
-	std::string socket = "/run/ppctld.sock";	// the JSON API; "" = none
+	std::string socket = std::string(ppkit::kDaemonSocket);	// the JSON API; "" = none
 	unsigned socket_mode = 0600;
 	std::string socket_group;		// "" = root's
 	std::size_t max_clients = 16;

@@ -265,10 +265,13 @@ private:
 				api = std::make_unique<ApiServer>(cfg_.socket, cfg_.socket_mode,
 								  cfg_.socket_group, cfg_.max_clients);
 			} catch (const std::system_error &e) {
+				const bool taken = e.code().value() == EADDRINUSE ||
+						   e.code().value() == EEXIST;
 				throw std::runtime_error(fmt::format(
-					"cannot open the API socket: {} (another ppctld? "
-					"pick another with --socket PATH, or --socket none)",
-					e.what()));
+					"cannot open the API socket: {}{}", e.what(),
+					taken ? " (another ppctld? pick another with --socket PATH, "
+						"or --socket none)"
+					      : ""));
 			}
 		}
 		if (new_access && api_) {

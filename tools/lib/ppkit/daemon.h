@@ -19,8 +19,10 @@
 
 namespace ppkit {
 
-// Where ppctld listens unless told otherwise (ppctld --socket, ppctl --socket).
-inline constexpr std::string_view kDaemonSocket = "/run/ppctld.sock";
+// Where ppctld listens unless told otherwise (ppctld --socket, ppctl --socket):
+// in the directory systemd makes for the service (RuntimeDirectory=ppctld),
+// owned by its user; ppctld makes it when started by hand.
+inline constexpr std::string_view kDaemonSocket = "/run/ppctld/ppctld.sock";
 // The longest request line the daemon reads, newline included.
 inline constexpr std::size_t kDaemonMaxRequest = 4096;
 // Bumped whenever a reply field changes meaning or goes away.
