@@ -19,6 +19,10 @@
 #     flat; ROUNDS (default 5) rounds of 10 s, wrk for WRK_S (default 10) s;
 #     make soak: 12 rounds and 30 s, the two minutes it once was;
 #   - SIGTERM: clean exit, socket and pid file removed;
+#   - run as ppctld.service runs it (its own uid, /run/ppctld, the unit's
+#     ambient capabilities, by setpriv): it samples, serves and answers,
+#     and its notification buffer is the 4 MiB that needs CAP_NET_ADMIN
+#     (without it, ppctld says its buffer is smaller);
 #   - 1,000 pools: followed, sampled every second, RSS and the sample
 #     round's duration printed.  Its CPU is a benchmark, not a check here:
 #     scripts/bench/ppctld-cpu.sh (make bench).
@@ -28,7 +32,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 PPCTL=$PWD/build/bin/ppctl
 PPCTLD=$PWD/build/bin/ppctld
-SOCK=/run/ppctld.sock
+SOCK=/run/ppctld/ppctld.sock
 PORT=9105
 URL=http://127.0.0.1:$PORT/metrics
 T=$(mktemp -d)
@@ -284,7 +288,7 @@ http(b"\r\n" * 5000)
 def unix(payload):
 	s = socket.socket(socket.AF_UNIX)
 	s.settimeout(5)
-	s.connect("/run/ppctld.sock")
+	s.connect("/run/ppctld/ppctld.sock")
 	feed(s, payload)
 for i in range(30):
 	unix(os.urandom(random.randint(1, 8192)))
@@ -297,7 +301,7 @@ PY
 python3 - <<'PY' &
 import socket, time
 s = socket.socket(socket.AF_UNIX)
-s.connect("/run/ppctld.sock")
+s.connect("/run/ppctld/ppctld.sock")
 s.setblocking(False)
 req = b'{"cmd":"pools"}\n' * 64
 try:
@@ -370,6 +374,62 @@ check "metrics served once the port is free" wait_for $((10 * SLOW)) serving
 check "and it says so" grep -q "metrics: serving http://127.0.0.1:$PORT/metrics" "$T/taken.log"
 kill -TERM "$D"
 check "exits" wait_for $((5 * SLOW)) gone
+
+echo "== as tools/ppctld/ppctld.service runs it: a user of its own, one capability"
+# systemd's DynamicUser= (an unused uid and gid), RuntimeDirectory=ppctld
+# (/run/ppctld, theirs) and AmbientCapabilities= (the unit's), by setpriv
+unit=tools/ppctld/ppctld.service
+check "the unit: DynamicUser=yes, RuntimeDirectory=ppctld" \
+	sh -c "grep -qx DynamicUser=yes $unit && grep -qx RuntimeDirectory=ppctld $unit"
+caps=$(sed -n 's/^AmbientCapabilities=//p' "$unit" | tr 'A-Z ' 'a-z\n' | sed -n 's/^cap_/+/p' | paste -sd,)
+echo "# AmbientCapabilities: ${caps:-none}"
+SVC_UID=61184
+# service CAPS LOG [ARGS]: ppctld started as the unit starts it, with
+# capabilities CAPS, in the groups SVC_GROUPS (SupplementaryGroups=)
+service() {
+	local caps=$1 log=$2 groups=(--clear-groups)
+	shift 2
+	[ -n "${SVC_GROUPS:-}" ] && groups=(--groups "$SVC_GROUPS")
+	mkdir -p /run/ppctld && chown $SVC_UID:$SVC_UID /run/ppctld && chmod 0755 /run/ppctld
+	setpriv --reuid=$SVC_UID --regid=$SVC_UID "${groups[@]}" --no-new-privs \
+		--inh-caps="-all${caps:+,$caps}" --ambient-caps="-all${caps:+,$caps}" \
+		--bounding-set="-all${caps:+,$caps}" \
+		"$PPCTLD" -f --config /dev/null --textfile /run/ppctld/ppctld.prom "$@" > "$log" 2>&1 &
+	D=$!
+}
+service "$caps" "$T/svc.log"
+want=$(npools)
+check "the API answers on $SOCK" wait_for $((5 * SLOW)) sh -c "[ -S $SOCK ]"
+check "it runs as uid $SVC_UID, its only capability CAP_NET_ADMIN (CapEff 0x1000)" \
+	sh -c "grep -q '^Uid:[[:space:]]*${SVC_UID}[[:space:]]' /proc/$D/status && grep -qx 'CapEff:[[:space:]]*0000000000001000' /proc/$D/status"
+check "it follows the $want pool(s)" wait_for $((5 * SLOW)) daemon_pools
+check "and samples them" sampled 2
+check "its notification buffer is the 4 MiB it asks for (SO_RCVBUFFORCE)" sh -c "! grep -q 'notification buffer' $T/svc.log"
+check "metrics served" wait_for $((10 * SLOW)) serving
+check "the textfile in /run/ppctld" test -s /run/ppctld/ppctld.prom
+check "ppctl history reaches it at the default socket" sh -c "$PPCTL history $ID --since 5s > /dev/null"
+kill -TERM "$D"
+check "exits" wait_for $((5 * SLOW)) gone
+check "socket and textfile removed, /run/ppctld (systemd's) left" \
+	sh -c "[ ! -e $SOCK ] && [ ! -e /run/ppctld/ppctld.prom ] && [ -d /run/ppctld ]"
+sed 's/^/# ppctld: /' "$T/svc.log" | grep -v "sampling\|serving" | head -n 5
+# socket-group: the user must be in the group (SupplementaryGroups=)
+service "$caps" "$T/svcg.log" --socket-mode 0660 --socket-group adm
+wait "$D"
+check "socket-group adm, the user not in it: ppctld exits 1" test $? = 1
+check "... and says what to add to the unit" grep -q "ppctld is not in group 'adm' (ppctld.service: SupplementaryGroups=adm" "$T/svcg.log"
+SVC_GROUPS=adm service "$caps" "$T/svcg.log" --socket-mode 0660 --socket-group adm
+check "with the user in group adm, the socket is the group's" \
+	wait_for $((5 * SLOW)) sh -c "[ \"\$(stat -c %G:%a $SOCK 2>/dev/null)\" = adm:660 ]"
+kill -TERM "$D"
+wait_for $((5 * SLOW)) gone
+# without the capability: the kernel caps the buffer (the check above can fail)
+service "" "$T/svc0.log"
+check "without CAP_NET_ADMIN, it says its notification buffer is smaller" \
+	wait_for $((10 * SLOW)) grep -q 'notification buffer' "$T/svc0.log"
+kill -TERM "$D"
+wait_for $((5 * SLOW)) gone
+rmdir /run/ppctld
 
 echo "== 1,000 pools"
 kill $sink 2>/dev/null; wait $sink 2>/dev/null
