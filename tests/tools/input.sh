@@ -195,8 +195,9 @@ printf 'socket = %s\nlisten = 127.0.0.1:%s\ninterval = 200ms\n' "$T/r.sock" "$rp
 $PPCTLD -f --config "$T/r.conf" > "$T/r.out" 2> "$T/r.err" &
 R=$!
 check "ppctld starts with the first configuration" wait_for 15 api_ok "$T/r.sock"
-# A free port for the metrics, a socket in a directory that does not exist.
-printf 'socket = %s\nlisten = 127.0.0.1:%s\n' "$T/none/r.sock" "$nport" > "$T/r.conf"
+# A free port for the metrics, a socket two directories below any that
+# exists (ppctld makes the socket's own directory, not its parents).
+printf 'socket = %s\nlisten = 127.0.0.1:%s\n' "$T/none/sub/r.sock" "$nport" > "$T/r.conf"
 kill -HUP $R
 check "the failed reload is logged" wait_for 10 logged 1
 check "the old API socket still answers" api_ok "$T/r.sock"
