@@ -57,7 +57,7 @@ WAIT_POLL=1
 # promq EXPR [TIME]: Prometheus's instant query, as JSON lines: one
 # {"metric": {...}, "value": F} a series.  The polls here (promq, counters,
 # far_from_zero) use curl and jq, not Python: in a TCG guest a Python with
-# json and urllib took 1.2 s of CPU to start, curl and jq 0.4 s (the median
+# json and urllib took 1.2 s of CPU to start, curl and jq 0.5 s (the medians
 # of three, /usr/bin/time in one boot), and what a poll takes, the
 # Prometheus it waits for does not get (make test: four times as long as
 # alone, past the row's limit once).
