@@ -33,8 +33,10 @@
 # Checks "ok N - ..." / "not ok N - ..." (tests/lab/checks.sh); ends with the
 # plan, "prometheus: N passed, N failed, N skipped" and checks.sh's exit
 # status: 0, 1 (a check failed, or none was made), or 4 (a SKIP, with the
-# reason: no Prometheus here), never 0 without a check that passed.  2.5 to
-# 4.5 minutes under TCG, boot included (tests/lab/run-all.sh's row: 600 s).
+# reason: no Prometheus here), never 0 without a check that passed.  About 2
+# minutes alone under TCG, boot included; 5 to 7 in make test, beside two
+# other guests and the builds on two cores (tests/lab/run-all.sh's row:
+# 900 s, as ppctld's).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 PPCTL=$PWD/build/bin/ppctl

@@ -291,7 +291,7 @@ row rtnl-stall                  kernel        -      300  $LAB --smp 2 --mem 204
 row debug-kernel-catches-bugs   kernel:debug  debug  600  tests/tier/harness-cache.sh debug-detect $HARNESS_IN kmod/tests/pp_faultprobe.c tests/lab/debug-detect.sh "@$HARNESS_IMAGE" -- tests/lab/debug-detect.sh
 row netdev-family               tools:6.12    -      300  $LAB --smp 2 --mem 1536 -- tests/lab/netdev-family.sh
 row ppctld                      tools         -      900  $LAB --smp 2 --mem 1536 -- tests/lab/ppctld.sh
-row prometheus                  tools         -      600  $LAB --smp 2 --mem 1536 -- tests/lab/prometheus.sh
+row prometheus                  tools         -      900  $LAB --smp 2 --mem 1536 -- tests/lab/prometheus.sh
 row dkms                        tools:debian  long    900  tests/lab/dkms.sh
 row lab-exit-status             tools         -      120  sh -c "$LAB -- sh -c 'exit 7'; [ \$? -eq 7 ]"
 row lab-catches-splat           tools         -      450  tests/tier/harness-cache.sh splat-detect $HARNESS_IN tests/lab/splat-detect.sh "@$HARNESS_IMAGE" -- tests/lab/splat-detect.sh
