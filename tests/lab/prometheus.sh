@@ -34,7 +34,7 @@
 # plan, "prometheus: N passed, N failed, N skipped" and checks.sh's exit
 # status: 0, 1 (a check failed, or none was made), or 4 (a SKIP, with the
 # reason: no Prometheus here), never 0 without a check that passed.  About 2
-# minutes alone under TCG, boot included; 5 to 7 in make test, beside two
+# minutes alone under TCG, boot included; 4 to 7 in make test, beside two
 # other guests and the builds on two cores (tests/lab/run-all.sh's row:
 # 900 s, as ppctld's).
 set -u
