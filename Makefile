@@ -277,15 +277,16 @@ test-stress: modules tools
 # The debug-kernel lane: scripts/lab/debug-kernel.sh builds (once, cached in
 # /var/cache/ppkit/debug-kernel) Debian's 6.1 with KASAN, KFENCE, kmemleak,
 # lockdep, DEBUG_VM, DEBUG_NET and fault injection; the modules are built for
-# it in build/kmod-debug (no warnings), and every lab and stress scenario
-# boots it (LAB_KERNEL=debug).
+# it in build/kmod-debug (no warnings; with the race windows pp_race widens,
+# <ppkit/race.h>), and every lab and stress scenario boots it
+# (LAB_KERNEL=debug).
 DEBUG_KMOD := $(BUILD)/kmod-debug
 modules-debug:
 	@p=$$(scripts/lab/debug-kernel.sh --print) || { \
 		echo "no debug kernel built: scripts/lab/debug-kernel.sh (about half an hour, then cached)" >&2; exit 1; }; \
 	kdir=$${p#* }/build; \
 	cc=$$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' $$kdir/.config); \
-	$(MAKE) modules KDIR=$$kdir MOD_DIR=$(DEBUG_KMOD) MOD_LOG=$(BUILD)/modules-debug.log MOD_ARGS=CC=$$cc
+	$(MAKE) modules KDIR=$$kdir MOD_DIR=$(DEBUG_KMOD) MOD_LOG=$(BUILD)/modules-debug.log MOD_ARGS="CC=$$cc CONFIG_PPKIT_RACE_WINDOWS=y"
 
 # DEBUG_SUITE=debug-subset: what make test runs on it when it is cached
 # (tests/lab/run-all.sh --list debug-subset); any suite of run-all.sh.

@@ -7,6 +7,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <ppkit/modparam.h>
+#include <ppkit/race.h>
 #include <linux/xarray.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
@@ -71,6 +72,11 @@ static DEFINE_XARRAY_ALLOC1(ppb_pools);
 static DEFINE_MUTEX(ppb_pools_lock);
 static u32 ppb_next_id;
 static bool ppb_unloading;
+
+#ifdef CONFIG_PPKIT_RACE_WINDOWS
+unsigned int ppb_race_window_us;
+EXPORT_SYMBOL_GPL(ppb_race_window_us);
+#endif
 
 /* Release work of destroyed pools: ours, so that unload can wait for it. */
 struct workqueue_struct *ppb_wq;

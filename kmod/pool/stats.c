@@ -3,6 +3,7 @@
 
 #include <linux/module.h>
 #include <linux/ethtool.h>
+#include <ppkit/race.h>
 #include "pool.h"
 
 const char * const ppb_stat_names[PPB_STAT_NR] = {
@@ -162,6 +163,7 @@ int ppb_pool_stats_by_id(u32 id, struct ppb_stats *st)
 	rcu_read_lock();
 	pool = ppb_registry_find(id);
 	if (pool) {
+		ppb_race_window();
 		ppb_get_stats(pool, st);
 		err = 0;
 	}

@@ -20,6 +20,7 @@
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <ppkit/page_pool.h>
+#include <ppkit/race.h>
 #include "ktap.h"
 #include <ppkit/modparam.h>
 
@@ -1161,11 +1162,18 @@ static void test_lent_gauge_one_page_pool(void)
  * in flight); another reads the statistics of the newest by id as fast
  * as it can.  A pool freed under a reader is a use-after-free for KASAN
  * (the debug kernel), and its counters read as slab poison with
- * slub_debug (race.sh's boot).
+ * slub_debug (race.sh's boot).  The window between the reader's lookup and
+ * its read is a few microseconds; where the pool is built with race windows
+ * (make modules-debug) it is widened to PR_FREE_WINDOW_US, and the test
+ * runs until PR_FREE_SPANS reads have each seen a destroy finish between
+ * their lookup and their read: a pool freed at once is caught every run.
  */
+#define PR_FREE_WINDOW_US 50
+#define PR_FREE_SPANS 20
+
 struct pr_free {
 	atomic_t id, stop;
-	unsigned long pools, found, gone, bad;
+	unsigned long pools, found, gone, bad, spanned;
 	int err;
 };
 
@@ -1188,7 +1196,7 @@ static int pr_free_cycler_fn(void *arg)
 			ppb_recycle_direct(pool, page);
 		local_bh_enable();
 		ppb_pool_destroy(pool);
-		x->pools++;
+		WRITE_ONCE(x->pools, x->pools + 1);
 		cond_resched();
 	}
 	return 0;
@@ -1198,10 +1206,14 @@ static int pr_free_reader_fn(void *arg)
 {
 	struct pr_free *x = arg;
 	struct ppb_stats s;
+	unsigned long destroyed;
 
 	while (!kthread_should_stop() && !atomic_read(&x->stop)) {
+		destroyed = READ_ONCE(x->pools);
 		if (ppb_pool_stats_by_id(atomic_read(&x->id), &s) == 0) {
 			x->found++;
+			if (READ_ONCE(x->pools) != destroyed)
+				WRITE_ONCE(x->spanned, x->spanned + 1);
 			/*
 			 * A pool has taken a refill's worth at most; freed
 			 * under the read, its counters are slab poison.
@@ -1222,6 +1234,7 @@ static void test_stats_reader_vs_free(void)
 {
 	struct pr_free x = {};
 	unsigned long want = max(rounds / 20, 10U), run, end;
+	bool widened = IS_ENABLED(CONFIG_PPKIT_RACE_WINDOWS);
 	struct task_struct *t[2];
 	int cpu[2];
 
@@ -1229,21 +1242,34 @@ static void test_stats_reader_vs_free(void)
 		ktap_skip = "needs 2 CPUs";
 		return;
 	}
+#ifdef CONFIG_PPKIT_RACE_WINDOWS
+	WRITE_ONCE(ppb_race_window_us, PR_FREE_WINDOW_US);
+#endif
 	t[0] = pr_start(pr_free_cycler_fn, &x, cpu[0], "pp_race_free");
 	t[1] = pr_start(pr_free_reader_fn, &x, cpu[1], "pp_race_read");
 	run = jiffies + msecs_to_jiffies(2000 + rounds / 2);
 	end = run + msecs_to_jiffies(20000);
 	while (time_before(jiffies, end) &&
-	       (time_before(jiffies, run) || READ_ONCE(x.pools) < want ||
-		!READ_ONCE(x.found) || !READ_ONCE(x.gone)))
+	       (time_before(jiffies, run) || !READ_ONCE(x.found) || !READ_ONCE(x.gone) ||
+		(widened ? READ_ONCE(x.spanned) < PR_FREE_SPANS : READ_ONCE(x.pools) < want)))
 		msleep(20);
 	atomic_set(&x.stop, 1);
 	pr_stop(t[0]);
 	pr_stop(t[1]);
-	pr_info("    # %lu pools created and freed; %lu reads found one (%lu of them a freed one), %lu found it gone\n",
-		x.pools, x.found, x.bad, x.gone);
+#ifdef CONFIG_PPKIT_RACE_WINDOWS
+	WRITE_ONCE(ppb_race_window_us, 0);
+#endif
+	pr_info("    # %lu pools created and freed; %lu reads found one (%lu of them a freed one, %lu across a destroy), %lu found it gone; window %s\n",
+		x.pools, x.found, x.bad, x.spanned, x.gone,
+		widened ? "widened to " __stringify(PR_FREE_WINDOW_US) " us" :
+		"not widened (no CONFIG_PPKIT_RACE_WINDOWS)");
 	EXPECT(!IS_ERR(t[0]) && !IS_ERR(t[1]), "kthreads");
-	EXPECT(!x.err && x.pools >= want, "%lu pools of %lu (%d)", x.pools, want, x.err);
+	EXPECT(!x.err && x.pools, "pools created and freed (%d)", x.err);
+	if (widened)
+		EXPECT(x.spanned >= PR_FREE_SPANS, "%lu reads across a destroy of %u", x.spanned,
+		       PR_FREE_SPANS);
+	else
+		EXPECT(x.pools >= want, "%lu pools of %lu", x.pools, want);
 	EXPECT(x.found && x.gone, "reads met live pools and freed ones");
 	EXPECT(!x.bad, "no read saw a freed pool: %lu did", x.bad);
 }
