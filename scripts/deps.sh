@@ -29,6 +29,7 @@ PKGS=(
 	civetweb		# its CMake package names /usr/bin/civetweb and fails without it
 	curl wrk		# ppctld lab test: scrapes and a bounded /metrics load
 	jq			# the lab's polls of JSON (Prometheus's API, ppctl --json)
+	socat			# and of ppctld's API socket
 	prometheus		# promtool for contrib/prometheus's rule tests; the lab's Prometheus
 	# XDP programs (clang -target bpf, bpftool skeletons) and libbpf for ppctl xdp
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
