@@ -118,7 +118,7 @@ for drv in "$@"; do
 		if [ -f "$a" ]; then
 			cp_run --show-types -f "$a" || { cpbad=1; continue; }
 			ca=$(norm <"$cpo")
-		elif ! echo "$changes" | grep -qxF "C $f"; then
+		elif ! grep -qxF "C $f" <<< "$changes"; then
 			echo "static: $t $drv: $f: the series does not create it, but the unpatched build has no such file"
 			cpbad=1
 			continue
