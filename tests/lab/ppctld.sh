@@ -99,11 +99,13 @@ check "syslog says it is waiting" wait_for $((3 * SLOW)) syslog_has "not samplin
 echo "== pools appear"
 bring_up
 npools() { $PPCTL --json list | jq '.pools | length'; }
+# the first ppsim pool's id
+sim_pool() { $PPCTL --json list | jq '[.pools[] | select(.owner == "ppsim")][0].id'; }
 want=$(npools)
 daemon_pools() { [ "$(jget "$(status)" .pools)" = "$want" ]; }
 check "ppctld follows the $want new pool(s) within 3 s" wait_for $((3 * SLOW)) daemon_pools
 check "syslog says it samples again" syslog_has "ppkit pools: sampling"
-ID=$($PPCTL --json list | jq '[.pools[] | select(.owner == "ppsim")][0].id')
+ID=$(sim_pool)
 
 echo "== metrics agree with ppctl stats"
 # compare FILE-metrics FILE-ppctl-json exact: every counter of every pool
@@ -249,7 +251,7 @@ check "... alive" alive
 bring_up
 want=$(npools)
 check "and picks the new pools up" wait_for $((5 * SLOW)) daemon_pools
-ID=$($PPCTL --json list | jq '[.pools[] | select(.owner == "ppsim")][0].id')
+ID=$(sim_pool)
 $PPCTL sim gen start "$dev" --count 5000 --size 128 --dst-port 7777 --rate 0 > /dev/null
 wait_for $((60 * SLOW)) sim_gen_done "$dev"
 sampled 2
