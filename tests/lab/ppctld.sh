@@ -246,11 +246,19 @@ echo "== pp_backport unloaded and reloaded under the daemon"
 kill $sink; wait $sink 2>/dev/null
 rmmod ppsim && rmmod pp_backport
 backend_down() { [ "$(jget "$(status)" '.backends[0].up == false and .pools == 0')" = true ]; }
-check "the daemon notices within 3 s and keeps running" wait_for $((3 * SLOW)) backend_down
+# Down at the first dump that fails; the pools leave with their destroy
+# notifications, or at the reconnect that fails an interval later
+# (Documentation/ppctld.rst).  The deadline is slack for a loaded TCG host,
+# not a latency claim: the time taken is printed.
+t0=$(date +%s%N)
+check "the daemon notices and keeps running" wait_for $((15 * SLOW)) backend_down
+echo "# noticed in $((($(date +%s%N) - t0) / 1000000)) ms at a 1 s interval"
+says_unloaded() { [[ "$(jget "$(status)" '.backends[0].error')" == *'pp_backport is not loaded'* ]]; }
+check "... and, its reconnect failing, says to load pp_backport" wait_for $((15 * SLOW)) says_unloaded
 check "... alive" alive
 bring_up
 want=$(npools)
-check "and picks the new pools up" wait_for $((5 * SLOW)) daemon_pools
+check "and picks the new pools up" wait_for $((15 * SLOW)) daemon_pools
 ID=$(sim_pool)
 $PPCTL sim gen start "$dev" --count 5000 --size 128 --dst-port 7777 --rate 0 > /dev/null
 wait_for $((60 * SLOW)) sim_gen_done "$dev"
