@@ -46,6 +46,10 @@ PKGS=(
 	# maintainer scripts under qemu-user-static) and the board flow's ssh, scp
 	# and the traffic peer's sshd (started in a lab guest, never on the host)
 	mmdebstrap arch-test qemu-user-static qemu-utils openssh-client openssh-server
+	# the emulated Macchiatobin (scripts/emu/qemu.sh): Debian's qemu source
+	# with the PPv2 model, built into the cache; its device trees
+	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
+	device-tree-compiler
 )
 # Debian architectures whose kernels and libraries the driver builds use.
 FOREIGN=(arm64 armhf)
@@ -80,6 +84,8 @@ prepare_drivers() {
 	# ppctl's libraries for the ARM targets (make tools ARCH=arm|arm64)
 	"$(dirname "$0")/tools/sysroot.sh" arm >/dev/null
 	"$(dirname "$0")/tools/sysroot.sh" arm64 >/dev/null
+	# ppkit's QEMU with the PPv2 model (cached; a few minutes the first time)
+	"$(dirname "$0")/emu/qemu.sh" >/dev/null
 }
 
 # The kernel matrix's other lines (scripts/lab/kernels: Debian 11's 5.10,

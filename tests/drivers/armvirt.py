@@ -25,6 +25,16 @@ def rootfs(work, debian_root, dirs=()):
     return r
 
 
+def pack(root):
+    """ROOT as a gzipped initramfs beside it; returns its path."""
+    cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=root,
+                          check=True, capture_output=True).stdout
+    initrd = os.path.join(os.path.dirname(root), 'initrd.gz')
+    with gzip.open(initrd, 'wb', compresslevel=1) as f:
+        f.write(cpio)
+    return initrd
+
+
 def boot(target, debian_root, krel, root, commands, smp=1, timeout=600):
     """Run shell COMMANDS as init in ROOT (from rootfs()), on Debian's kernel KREL
     of TARGET; the guest prints PPK_RC=<exit status>, then its whole kernel log
@@ -39,11 +49,7 @@ def boot(target, debian_root, krel, root, commands, smp=1, timeout=600):
                 f'{commands}\necho "PPK_RC=$?"\n'
                 'echo PPK_DMESG_BEGIN; dmesg; echo "PPK_DMESG_END rc=$?"; poweroff -f\n')
     os.chmod(os.path.join(root, 'init'), 0o755)
-    cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=root,
-                          check=True, capture_output=True).stdout
-    initrd = os.path.join(os.path.dirname(root), 'initrd.gz')
-    with gzip.open(initrd, 'wb', compresslevel=1) as f:
-        f.write(cpio)
+    initrd = pack(root)
     q = QEMU[target] + ['-smp', str(smp), '-m', '1024', '-nographic', '-no-reboot', '-kernel',
                         os.path.join(debian_root, f'boot/vmlinuz-{krel}'), '-initrd', initrd,
                         '-append', 'console=ttyAMA0 panic=-1 loglevel=4 log_buf_len=4M']
