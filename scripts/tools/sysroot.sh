@@ -17,7 +17,9 @@ PKGS=(libnl-3-200 libnl-3-dev libnl-genl-3-200 libnl-genl-3-dev libfmt9 libfmt-d
       # ppctld: prometheus-cpp's pull exposer on civetweb.  Its CMake package
       # also looks for the push library and libcurl, which ppctld never links.
       prometheus-cpp-dev libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0
-      libprometheus-cpp-push1.0 civetweb libcivetweb1 libcivetweb-dev libcurl4-openssl-dev libcurl4)
+      libprometheus-cpp-push1.0 civetweb libcivetweb1 libcivetweb-dev libcurl4-openssl-dev libcurl4
+      # not linked: Debian's ethtool of the target, for the guests' ethtool -S
+      ethtool libmnl0)
 # Header-only, architecture "all": in the sysroot too, so that a cross build
 # never puts the host's /usr/include on the target compiler's path.
 ALL=(nlohmann-json3-dev libcli11-dev)

@@ -22,6 +22,10 @@
 #                 the kernel matrix (5.10, 6.12), its kernel and drivers/*/LINE/
 #                 (x86_64: the lab kernel of the line; arm: its armmp kernel;
 #                 arm64-16k: 6.12's arm64 kernel with 16 KiB pages, on -cpu max)
+#   mcbin         Debian's own mvpp2 on the emulated Macchiatobin (ppkit's
+#                 QEMU with the PPv2 model): probe, link, ping, TCP both
+#                 ways, MTU 9000, XDP, ethtool -S, down/up, unload; with and
+#                 without swiotlb=force (tests/emu/mcbin.py)
 #   orangepi      stmmac on qemu -M orangepi-pc: TCP both ways, ppctl hit
 #                 rate, ORANGEPI_STRESS_S (default 20; make soak: 150) s of
 #                 /proc/net/dev reads under traffic; under TCP both ways,
@@ -49,7 +53,7 @@ lane() {
 	local name=$1 t0=$SECONDS rc limit note
 	shift
 	# each lane's time limit (s): a hung guest costs that much, no more
-	case $name in build-*) limit=1800 ;; orangepi*) limit=900 ;; *) limit=600 ;; esac
+	case $name in build-*) limit=1800 ;; orangepi* | mcbin*) limit=900 ;; *) limit=600 ;; esac
 	echo "=== drivers: $name (at most $limit s)"
 	# a lane may be a function of this script: timeout runs it in a bash
 	# that has it (export -f, below)
@@ -113,6 +117,30 @@ orangepi() {
 	fi
 	python3 tests/drivers/orangepi.py --set own="$own" --mib 16 --stress "${1:-${ORANGEPI_STRESS_S:-20}}" $xdp \
 		--ppctl-root "$g" --json "$out.json" --log "$out.log"
+}
+
+# The emulated Macchiatobin (tests/emu/mcbin.py): Debian's unmodified mvpp2
+# on the PPv2 model, with the arm64 ppctl (make tools ARCH=arm64) and
+# Debian's arm64 ethtool in the guest; once as it boots, once with
+# swiotlb=force (every DMA through bounce buffers: a short or missing sync
+# shows as wrong bytes).
+mcbin() {
+	local g=build/guest-root/arm64 sysroot out=build/drivers/mcbin rc=0 sw
+	[ -x build/bin/arm64/ppctl ] || make --no-print-directory tools ARCH=arm64 || return 1
+	sysroot=$(scripts/tools/sysroot.sh arm64)
+	rm -rf "$g"
+	mkdir -p "$g/usr/bin" "$g/usr/sbin"
+	aarch64-linux-gnu-strip -o "$g/usr/bin/ppctl" build/bin/arm64/ppctl
+	cp "$sysroot/sbin/ethtool" "$g/usr/sbin/ethtool"
+	SYSROOT=$sysroot scripts/tools/guest-libs.sh arm64 build/bin/arm64/ppctl "$g" >/dev/null &&
+		SYSROOT=$sysroot scripts/tools/guest-libs.sh arm64 "$g/usr/sbin/ethtool" "$g" >/dev/null ||
+		return 1
+	[ "${DRV_LINE:-6.1}" = 6.1 ] || out=$out-$DRV_LINE
+	for sw in "" --swiotlb; do
+		python3 tests/emu/mcbin.py --line "${DRV_LINE:-6.1}" --guest-root "$g" $sw \
+			--log "$out${sw:+-swiotlb}.log" || rc=1
+	done
+	return $rc
 }
 
 # A kernel source the series were not tested against is refused by name.
@@ -181,7 +209,7 @@ PY
 	return $fail
 }
 
-export -f build_both drivers_for orangepi unsupported point_release
+export -f build_both drivers_for orangepi mcbin unsupported point_release
 lanes=("$@")
 # make test: every 6.1 lane, and a build and load of each other line's
 # drivers; `lines` (make test-matrix): everything the other lines have
@@ -191,7 +219,7 @@ if [ "${lanes[*]}" = lines ]; then
 		build-arm-5.10 static-arm-5.10 orangepi-5.10
 		build-x86_64-6.12 static-x86_64-6.12 load-x86_64-6.12
 		build-arm64-6.12 static-arm64-6.12 load-arm64-6.12
-		build-arm-6.12 static-arm-6.12 orangepi-6.12
+		build-arm-6.12 static-arm-6.12 orangepi-6.12 mcbin-5.10 mcbin-6.12
 		build-arm64-16k-6.12 load-arm64-16k-6.12)
 fi
 [ ${#lanes[@]} -gt 0 ] || lanes=(series build-x86_64 build-arm64 build-arm unsupported-version point-release
@@ -232,6 +260,8 @@ for l in "${lanes[@]}"; do
 	point-release) lane "$l" tests/tier/harness-cache.sh drivers-point-release \
 			scripts/drivers drivers kmod/pool kmod/include tests/drivers/run.sh tests/drivers/load.py \
 			"@$(scripts/lab/kver 2>/dev/null | sed 's|^|/boot/vmlinuz-|')" -- bash -c point_release ;;
+	mcbin) lane "$l" mcbin ;;
+	mcbin-[0-9]*) DRV_LINE=${l#mcbin-} lane "$l" mcbin ;;
 	orangepi-demo) orangepi 0; exit $? ;;	# make run: no stress, output as it comes
 	*) echo "unknown lane $l" >&2; exit 2 ;;
 	esac

@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'drivers'))
 import armvirt  # noqa: E402
 import forbidden  # noqa: E402
 from checks import Checks  # noqa: E402
+from orangepi import ECHO_PORTS, build_xdp_echo, echo_payload  # noqa: E402
 
 FORBIDDEN = forbidden.regex()
 # -net none: -M virt's default NIC (virtio-net-pci) is not in ppkit's QEMU
@@ -49,7 +50,12 @@ HOST_MAC = bytes.fromhex('020000000901')
 HOST_IP = socket.inet_aton('10.9.0.1')
 GUEST_IP = socket.inet_aton('10.9.0.2')
 PINGS = 200
+ECHOES = 500            # datagrams per XDP echo port (tx, redirect)
 GUEST_S = 900
+# swiotlb=force: 256 MiB of bounce buffers (2 KiB slabs).  The default
+# 64 MiB is exactly what the per-CPU pools map (8 pools of 2048 pages), and
+# the driver then runs dry ("swiotlb buffer is full").
+SWIOTLB_SLABS = 131072
 
 
 def emu_qemu():
@@ -228,9 +234,51 @@ class HostPort:
         return good, len(self.replies)
 
 
+def udp_frame(dst_mac, dport, payload):
+    udp = struct.pack('!HHHH', 40000 + dport % 1000, dport, 8 + len(payload), 0) + payload
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, HOST_IP, GUEST_IP)
+    ip = ip[:10] + struct.pack('!H', csum(ip)) + ip[12:]
+    return dst_mac + HOST_MAC + b'\x08\x00' + ip + udp
+
+
+def echo(host, n, deadline):
+    """N numbered datagrams to each of the guest's XDP echo ports, a window
+    of 32 in flight; the echoes come back with the addresses swapped."""
+    res = {}
+    host.sock.settimeout(0.5)
+    for kind, port in ECHO_PORTS.items():
+        want, got, bad, sent = {}, 0, 0, 0
+        while (sent < n or want) and time.monotonic() < deadline:
+            while sent < n and len(want) < 32:
+                want[sent] = echo_payload(sent, port)
+                host.send(udp_frame(host.guest_mac, port, want[sent]))
+                sent += 1
+            try:
+                f = host.sock.recv(65536)
+            except socket.timeout:
+                break
+            if len(f) < 42 or f[12:14] != b'\x08\x00' or f[23] != 17:
+                host.handle(f)
+                continue
+            ihl = (f[14] & 15) * 4
+            sport = struct.unpack('!H', f[14 + ihl:16 + ihl])[0]
+            body = f[14 + ihl + 8:14 + struct.unpack('!H', f[16:18])[0]]
+            seq = int.from_bytes(body[:4], 'big')
+            if sport == port and want.get(seq) == body and f[0:6] == HOST_MAC:
+                del want[seq]
+                got += 1
+            else:
+                bad += 1
+        res[kind] = {'sent': sent, 'echoed': got, 'bad': bad, 'lost': len(want)}
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--set', default='debian')
+    ap.add_argument('--line', default='6.1', help='the arm64 kernel line (6.1, 5.10, 6.12)')
+    ap.add_argument('--guest-root', help='root with usr/bin/ppctl, usr/sbin/ethtool and their libraries')
+    ap.add_argument('--swiotlb', action='store_true', help='boot with swiotlb=force')
     ap.add_argument('--smp', type=int, default=2)
     ap.add_argument('--mib', type=int, default=8)
     ap.add_argument('--log')
@@ -238,9 +286,12 @@ def main():
     a = ap.parse_args()
     c = Checks('mcbin')
     qemu = emu_qemu()
+    env = dict(os.environ, DRV_LINE=a.line)
     krel, _ver, _src, _kbuild, root = subprocess.run(
         [os.path.join(ROOT, 'scripts/drivers/prepare.sh'), '--print', 'arm64'],
-        check=True, capture_output=True, text=True).stdout.split()
+        check=True, capture_output=True, text=True, env=env).stdout.split()
+    if not os.path.exists(os.path.join(root, f'boot/vmlinuz-{krel}')):
+        sys.exit(f'mcbin: no arm64 kernel of {a.line}: run DRV_LINE={a.line} scripts/drivers/prepare.sh arm64')
     work = tempfile.mkdtemp(prefix='ppk-mcbin-')
     try:
         dtb = make_dtb(qemu, work, a.smp)
@@ -248,7 +299,13 @@ def main():
         if a.set != 'debian':
             sys.exit(f'mcbin: unknown set {a.set}')
         mods = debian_set(root, krel, os.path.join(rootfs, 'lib/modules/ppkit', a.set))
-        c.note(f'{krel}: {" ".join(mods)}; {qemu}')
+        c.note(f'{krel}: {" ".join(mods)}{" swiotlb=force" if a.swiotlb else ""}; {qemu}')
+        if a.guest_root:
+            subprocess.run(['cp', '-a', a.guest_root + '/.', rootfs], check=True)
+            os.makedirs(os.path.join(rootfs, 'usr/lib/ppkit'), exist_ok=True)
+            shutil.copy(build_xdp_echo(work), os.path.join(rootfs, 'usr/lib/ppkit/xdp-echo.o'))
+        else:
+            c.note('no --guest-root: no ppctl, so no XDP phases, and no ethtool')
         shutil.copy(os.path.join(HERE, 'mcbin-init.sh'), os.path.join(rootfs, 'init'))
         os.chmod(os.path.join(rootfs, 'init'), 0o755)
         initrd = armvirt.pack(rootfs)
@@ -258,7 +315,7 @@ def main():
             '-kernel', os.path.join(root, f'boot/vmlinuz-{krel}'), '-initrd', initrd,
             '-dtb', dtb,
             '-append', f'console=ttyAMA0 panic=-1 loglevel=4 log_buf_len=4M '
-                       f'ppk.set={a.set} ppk.mib={a.mib}',
+                       f'ppk.set={a.set} ppk.mib={a.mib}' + (f' swiotlb={SWIOTLB_SLABS},force' if a.swiotlb else ''),
             '-netdev', 'hubport,id=h0,hubid=0', '-netdev', 'hubport,id=h1,hubid=0',
             '-netdev', host.netdev(),
             '-device', 'mvpp2,' + ','.join(f'netdev{p}={n},mac{p}={MACS[p]}'
@@ -296,13 +353,22 @@ def run_guest(cmd, host, c, live=None):
             s = line.strip()
             if s.startswith('PPK_') and not s.startswith('PPK_DMESG'):
                 print(f'# {s}', flush=True)
-            m = re.search(r'PPK_HOST_READY ip=\S+ mac=(\S+)', s)
+            m = re.search(r'PPK_HOST phase=(\w+) ip=\S+ mac=(\S+)', s)
             if m:
-                host.guest_mac = bytes.fromhex(m.group(1).replace(':', ''))
-                good, got = host.run(PINGS, time.monotonic() + 300)
-                c.check(good == PINGS, f'port 2: {PINGS} pings from the host through QEMU\'s '
-                                       f'socket backend, {good} echoed intact ({got} replies)')
-                p.stdin.write(f'pings sent={PINGS} good={good}\n')
+                host.guest_mac = bytes.fromhex(m.group(2).replace(':', ''))
+                if m.group(1) == 'ping':
+                    good, got = host.run(PINGS, time.monotonic() + 300)
+                    c.check(good == PINGS, f'port 2: {PINGS} pings from the host through QEMU\'s '
+                                           f'socket backend, {good} echoed intact ({got} replies)')
+                    answer = f'pings sent={PINGS} good={good}'
+                else:
+                    r = echo(host, ECHOES, time.monotonic() + 300)
+                    for kind, v in r.items():
+                        c.check(v['echoed'] == ECHOES and not v['bad'],
+                                f'xdp {kind}: {ECHOES} datagrams of the host echoed by the program on '
+                                f'port 2 ({v["echoed"]} back intact, {v["bad"]} changed, {v["lost"]} lost)')
+                    answer = ' '.join(f'{k}={v["echoed"]}/{ECHOES}' for k, v in r.items())
+                p.stdin.write(answer + '\n')
                 p.stdin.flush()
         p.wait()
     finally:
@@ -314,8 +380,11 @@ def run_guest(cmd, host, c, live=None):
 
 
 def judge(out, c):
-    for what in ('probe: three ports', 'link: three ports up with carrier', 'ping: port 0',
-                 'tcp: ', 'unload'):
+    steps = ['probe: three ports', 'link: three ports up with carrier', 'ping: port 0',
+             'tcp: ', 'ethtool -S: ', 'mtu 9000: ', 'down/up: ']
+    if 'PPK_NOXDP' not in out:
+        steps += ['xdp pass: ', 'xdp drop: ']
+    for what in steps + ['unload']:
         m = re.search(r'PPK_OK (' + re.escape(what) + r'.*)', out)
         c.check(m is not None, m.group(1).strip() if m else f'{what.strip()} (never reached)')
     for m in re.finditer(r'PPK_FAIL (.*)', out):

@@ -147,7 +147,8 @@ debug_row() {
 #           (extra-kernel's ppsim rows), then the debug subset when it runs
 #   boards  the board image, then, once the host slot has built what the
 #           tarballs take (the armhf tools, the man pages), the board
-#           tarballs and the README's board flow, then kmod/ in-tree
+#           tarballs, Debian's mvpp2 on the emulated Macchiatobin, the
+#           README's board flow, then kmod/ in-tree
 # The pool: the steps that need only the builds of the host slot's chain
 # (the drivers, ASan, the lab's), in POOL's order (the longest first).  A
 # slot at the end of its chain takes the next step no other slot has taken,
@@ -202,6 +203,9 @@ boards_slot() {
 	step board-image host 3600 scripts/boards/image.sh
 	await boards-inputs 3600
 	step boards host 1800 make --no-print-directory test-boards BOARD_FLOW=no
+	# Debian's mvpp2 on the emulated Macchiatobin, with the arm64 ppctl
+	# that the board tarballs built
+	step --rows mcbin "debian arm64 6.1 (PPv2 model)" 900 tests/drivers/run.sh mcbin
 	step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
 	# kmod/ in Debian's own kernel tree, on the host
 	step intree host 1800 scripts/intree/test.sh
