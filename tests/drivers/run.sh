@@ -125,7 +125,7 @@ orangepi() {
 # swiotlb=force (every DMA through bounce buffers: a short or missing sync
 # shows as wrong bytes).
 mcbin() {
-	local g=build/guest-root/arm64 sysroot out=build/drivers/mcbin rc=0 sw
+	local g=build/guest-root/arm64 sysroot out=build/drivers/mcbin rc=0
 	[ -x build/bin/arm64/ppctl ] || make --no-print-directory tools ARCH=arm64 || return 1
 	sysroot=$(scripts/tools/sysroot.sh arm64)
 	rm -rf "$g"
@@ -136,10 +136,25 @@ mcbin() {
 		SYSROOT=$sysroot scripts/tools/guest-libs.sh arm64 "$g/usr/sbin/ethtool" "$g" >/dev/null ||
 		return 1
 	[ "${DRV_LINE:-6.1}" = 6.1 ] || out=$out-$DRV_LINE
-	for sw in "" --swiotlb; do
-		python3 tests/emu/mcbin.py --line "${DRV_LINE:-6.1}" --guest-root "$g" $sw \
-			--log "$out${sw:+-swiotlb}.log" || rc=1
-	done
+	python3 tests/emu/mcbin.py --line "${DRV_LINE:-6.1}" --guest-root "$g" --log "$out.log" || rc=1
+	if [ "${DRV_LINE:-6.1}" != 5.10 ]; then
+		python3 tests/emu/mcbin.py --line "${DRV_LINE:-6.1}" --guest-root "$g" --swiotlb \
+			--log "$out-swiotlb.log" || rc=1
+		return $rc
+	fi
+	# 5.10's mvpp2_rx syncs the buffer for the CPU from its start, for the
+	# frame's length, but the frame lies 224 bytes in (the queue's packet
+	# offset): through bounce buffers every frame's tail is stale, and
+	# port 1 never answers a ping.  6.1 and 6.12 sync from the offset.
+	# Expected here, until Debian's 5.10 carries the fix.
+	python3 tests/emu/mcbin.py --line 5.10 --guest-root "$g" --swiotlb --log "$out-swiotlb.log" \
+		> "$out-swiotlb.out" 2>&1
+	if grep -q '^not ok [0-9]* - ping: port 0' "$out-swiotlb.out"; then
+		echo "mcbin 5.10 swiotlb=force: fails at the first ping, as 5.10's RX sync range predicts ($out-swiotlb.out)"
+	else
+		echo "mcbin 5.10 swiotlb=force: did not fail at the first ping: has 5.10's RX sync changed? ($out-swiotlb.out)"
+		rc=1
+	fi
 	return $rc
 }
 
