@@ -319,7 +319,8 @@ static void mvpp2_pool_push(MVPP2State *s, int b, uint64_t dma, uint64_t cookie)
     pool->n++;
 }
 
-static bool mvpp2_pool_pop(MVPP2State *s, int b, uint64_t *dma, uint64_t *cookie)
+static bool mvpp2_pool_pop(MVPP2State *s, int b, uint64_t *dma,
+                           uint64_t *cookie)
 {
     MVPP2Pool *pool = &s->pool[b];
 
@@ -467,9 +468,11 @@ static void mvpp2_tx_csum(uint8_t *f, uint32_t len, uint32_t cmd)
     bool ip6 = cmd & TXD_L3_IP6, udp = cmd & TXD_L4_UDP;
     uint8_t proto = udp ? IP_PROTO_UDP : IP_PROTO_TCP;
 
-    if (!ip6 && !(cmd & TXD_IP_CSUM_DISABLE) && hlen >= 20 && l3 + hlen <= len) {
+    if (!ip6 && !(cmd & TXD_IP_CSUM_DISABLE) && hlen >= 20 &&
+        l3 + hlen <= len) {
         stw_be_p(f + l3 + 10, 0);
-        stw_be_p(f + l3 + 10, net_checksum_finish(net_checksum_add(hlen, f + l3)));
+        sum = net_checksum_add(hlen, f + l3);
+        stw_be_p(f + l3 + 10, net_checksum_finish(sum));
     }
     if (cmd & (TXD_L4_CSUM_NOT | TXD_L4_CSUM_FRAG)) {
         return;
@@ -539,9 +542,9 @@ static void mvpp2_aggr_update(MVPP2State *s, int t, uint32_t n)
     }
     n = MIN(n, th->aggr_size);
     while (n--) {
-        dma_memory_read(&address_space_memory,
-                        th->aggr_base + (uint64_t)th->aggr_idx * MVPP2_DESC_SIZE,
-                        d, sizeof(d), MEMTXATTRS_UNSPECIFIED);
+        buf = th->aggr_base + (uint64_t)th->aggr_idx * MVPP2_DESC_SIZE;
+        dma_memory_read(&address_space_memory, buf, d, sizeof(d),
+                        MEMTXATTRS_UNSPECIFIED);
         th->aggr_idx = (th->aggr_idx + 1) % th->aggr_size;
         cmd = ldl_le_p(d + 0);
         txq = d[5];
@@ -863,7 +866,8 @@ static void mvpp2_pp_write(void *opaque, hwaddr addr, uint64_t val64,
     case R_BM_PHY_RLS(0) ... R_BM_PHY_RLS(MVPP2_POOLS - 1):
         mvpp2_pool_push(s, (o - R_BM_PHY_RLS(0)) / 4,
                         (uint64_t)(th->rls_high & 0xff) << 32 | v,
-                        (uint64_t)(th->rls_high >> 8 & 0xff) << 32 | th->rls_virt);
+                        (uint64_t)(th->rls_high >> 8 & 0xff) << 32 |
+                        th->rls_virt);
         mvpp2_flush(s);
         return;
     case R_BM_VIRT_RLS:
