@@ -25,6 +25,17 @@ def rootfs(work, debian_root, dirs=()):
     return r
 
 
+def modules_dep(mdir):
+    """MDIR's modules.dep as {name: (path in MDIR, [paths it depends on])},
+    names with '_' for '-' as the kernel spells them."""
+    deps = {}
+    with open(os.path.join(mdir, 'modules.dep')) as f:
+        for line in f:
+            mod, _, rest = line.partition(':')
+            deps[os.path.basename(mod).split('.ko')[0].replace('-', '_')] = (mod, rest.split())
+    return deps
+
+
 def pack(root):
     """ROOT as a gzipped initramfs beside it; returns its path."""
     cpio = subprocess.run('find . | cpio -o -H newc --quiet', shell=True, cwd=root,

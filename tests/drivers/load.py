@@ -60,11 +60,7 @@ def main():
         sys.exit(f'load: nothing built in {built}: run make drivers ARCH={t}')
 
     mdir = os.path.join(root, 'lib/modules', krel)
-    deps = {}
-    with open(os.path.join(mdir, 'modules.dep')) as f:
-        for line in f:
-            mod, _, rest = line.partition(':')
-            deps[os.path.basename(mod).split('.ko')[0].replace('-', '_')] = (mod, rest.split())
+    deps = armvirt.modules_dep(mdir)
     ownset = {m.replace('-', '_') for m in own}
     order = []
 

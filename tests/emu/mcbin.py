@@ -132,11 +132,7 @@ def make_dtb(qemu, work, smp):
 def debian_set(root, krel, dest):
     """Debian's mvpp2 and what it needs, in load order, under DEST."""
     mdir = os.path.join(root, 'lib/modules', krel)
-    deps = {}
-    with open(os.path.join(mdir, 'modules.dep')) as f:
-        for line in f:
-            mod, _, rest = line.partition(':')
-            deps[os.path.basename(mod).split('.ko')[0].replace('-', '_')] = (mod, rest.split())
+    deps = armvirt.modules_dep(mdir)
     order = []
 
     def need(name):
