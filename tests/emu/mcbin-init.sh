@@ -52,8 +52,10 @@ wait_for() {
 }
 
 # Debian's modules, then the set's, in the order of its list
-while read -r f; do
-	insmod "$MODS/$f" || fail "insmod $f"
+# a line of the list: the module's file, then its parameters
+while read -r f params; do
+	# shellcheck disable=SC2086 # the parameters are words
+	insmod "$MODS/$f" $params || fail "insmod $f $params"
 done < "$MODS/list"
 have3() { [ -e /sys/class/net/eth0 ] && [ -e /sys/class/net/eth1 ] && [ -e /sys/class/net/eth2 ]; }
 wait_for 20 have3 || fail "the three ports did not probe: $(ls /sys/class/net)"
@@ -205,7 +207,7 @@ fi
 kill "$NS"
 wait "$NS" 2>/dev/null
 for i in 0 1 2; do ip link set "eth$i" down 2>/dev/null; done
-tac "$MODS/list" | while read -r f; do
+tac "$MODS/list" | while read -r f _; do
 	case "$f" in *mvpp2*) rmmod "${f%.ko}" || echo "PPK_FAIL rmmod $f";; esac
 done
 ok "unload"

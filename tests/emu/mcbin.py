@@ -10,7 +10,12 @@ pings port 2 with frames of many sizes (answering the guest's ARP itself)
 and checks every echo; then the guest takes the ports down and unloads.
 Every step is a check; the guest's log must hold no splat.
 
-  mcbin.py [--set debian] [--smp 2] [--mib 8] [--log LOG]
+  mcbin.py [--line 6.1|5.10|6.12] [--guest-root DIR] [--swiotlb]
+           [--params 'queue_mode=0'] [--set debian] [--smp 2] [--mib 8]
+           [--log LOG] [--monitor SOCKET]
+
+--guest-root: the arm64 ppctl and ethtool with their libraries (without
+it, no XDP phases); --monitor: a QEMU monitor on that unix socket.
 
 --set debian: the unmodified driver of the arm64 kernel (the model's oracle).
 """
@@ -129,8 +134,9 @@ def make_dtb(qemu, work, smp):
     return out
 
 
-def debian_set(root, krel, dest):
-    """Debian's mvpp2 and what it needs, in load order, under DEST."""
+def debian_set(root, krel, dest, params=''):
+    """Debian's mvpp2 and what it needs, in load order, under DEST; PARAMS
+    for mvpp2 (e.g. queue_mode=0)."""
     mdir = os.path.join(root, 'lib/modules', krel)
     deps = armvirt.modules_dep(mdir)
     order = []
@@ -152,7 +158,7 @@ def debian_set(root, krel, dest):
                     subprocess.run(['xz', '-dc', path], stdout=out, check=True)
             else:
                 shutil.copy(path, os.path.join(dest, fn))
-            lst.write(fn + '\n')
+            lst.write(fn + (f' {params}' if name == 'mvpp2' and params else '') + '\n')
     return order
 
 
@@ -275,6 +281,7 @@ def main():
     ap.add_argument('--line', default='6.1', help='the arm64 kernel line (6.1, 5.10, 6.12)')
     ap.add_argument('--guest-root', help='root with usr/bin/ppctl, usr/sbin/ethtool and their libraries')
     ap.add_argument('--swiotlb', action='store_true', help='boot with swiotlb=force')
+    ap.add_argument('--params', default='', help='mvpp2\'s module parameters, e.g. queue_mode=0')
     ap.add_argument('--smp', type=int, default=2)
     ap.add_argument('--mib', type=int, default=8)
     ap.add_argument('--log')
@@ -294,8 +301,8 @@ def main():
         rootfs = armvirt.rootfs(work, root, dirs=('tmp', 'lib/modules/ppkit'))
         if a.set != 'debian':
             sys.exit(f'mcbin: unknown set {a.set}')
-        mods = debian_set(root, krel, os.path.join(rootfs, 'lib/modules/ppkit', a.set))
-        c.note(f'{krel}: {" ".join(mods)}{" swiotlb=force" if a.swiotlb else ""}; {qemu}')
+        mods = debian_set(root, krel, os.path.join(rootfs, 'lib/modules/ppkit', a.set), a.params)
+        c.note(f'{krel}: {" ".join(mods)} {a.params}{" swiotlb=force" if a.swiotlb else ""}; {qemu}')
         if a.guest_root:
             subprocess.run(['cp', '-a', a.guest_root + '/.', rootfs], check=True)
             os.makedirs(os.path.join(rootfs, 'usr/lib/ppkit'), exist_ok=True)
