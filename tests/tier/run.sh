@@ -205,7 +205,7 @@ boards_slot() {
 	step boards host 1800 make --no-print-directory test-boards BOARD_FLOW=no
 	# Debian's mvpp2 on the emulated Macchiatobin, with the arm64 ppctl
 	# that the board tarballs built
-	step --rows mcbin "debian arm64 6.1 (PPv2 model)" 900 tests/drivers/run.sh mcbin
+	step --rows mcbin "debian arm64 6.1 (PPv2 model)" 900 env MCBIN_MODES=swiotlb tests/drivers/run.sh mcbin
 	step board-flow "debian arm64" 1800 python3 tests/boards/flow.py
 	# kmod/ in Debian's own kernel tree, on the host
 	step intree host 1800 scripts/intree/test.sh
