@@ -10,7 +10,7 @@ timeout.  Exit 0 only if every check passed and the guest log has no splat.
 
   orangepi.py --set own=build/drivers/arm [--set base=build/drivers/arm/unpatched]
               [--rounds N] [--mib M] [--stress S] [--ppctl-root DIR [--xdp]]
-              [--no-churn] [--min-hit 0.90] [--json OUT] [--log LOG]
+              [--no-churn] [--min-hit 0.50] [--json OUT] [--log LOG]
 
 --xdp adds XDP pass and drop, then XDP_TX and XDP_REDIRECT under traffic: an
 XDP program (built here with clang -target bpf) sends the host's numbered UDP
@@ -374,7 +374,11 @@ def main():
                          'XDP_REDIRECT echoes under traffic')
     ap.add_argument('--no-churn', action='store_true',
                     help='no MTU changes and down/up cycles (never with two sets)')
-    ap.add_argument('--min-hit', type=float, default=0.90)
+    # Read after every phase: each MTU change and down/up refills the ring
+    # with new pages, and under a loaded host more pages wait in sockets,
+    # so the rate moved between 0.87 and 0.98 over 11 make test runs
+    # (2026-12-07); a pool that never recycles stays near 0.
+    ap.add_argument('--min-hit', type=float, default=0.50)
     ap.add_argument('--maxcpus', type=int, default=2)
     ap.add_argument('--timeout', type=int, default=900)
     ap.add_argument('--stall', type=int, default=120,
