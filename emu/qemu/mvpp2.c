@@ -77,7 +77,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(MVPP2State, MVPP2)
 #define R_C2_TCAM_IDX       0x1b00
 #define R_C2_TCAM_DATA0     0x1b10
 #define R_C2_TCAM_INV       0x1b24
-#define R_C2_HIT_CTR        0x1b50
 #define R_C2_ACT            0x1b60
 #define R_C2_ATTR0          0x1b64
 #define R_RXQ_NUM           0x2040
@@ -581,17 +580,32 @@ static void mvpp2_aggr_update(MVPP2State *s, int t, uint32_t n)
 
 /* ---- register access ---- */
 
-static uint32_t *mvpp2_c2_reg(MVPP2State *s, hwaddr o)
+/* The entry behind an indexed table's data register, or NULL. */
+static uint32_t *mvpp2_table_reg(MVPP2State *s, hwaddr o)
 {
-    uint32_t *e = s->c2[s->regs[R_C2_TCAM_IDX / 4] % MVPP2_C2_ENTRIES];
+    uint32_t *e;
 
-    if (o >= R_C2_TCAM_DATA0 && o <= R_C2_TCAM_INV) {
+    switch (o) {
+    case R_PRS_TCAM_DATA ... R_PRS_TCAM_DATA + 20:
+        return &s->prs_tcam[s->regs[R_PRS_TCAM_IDX / 4] % MVPP2_PRS_ENTRIES]
+                           [(o - R_PRS_TCAM_DATA) / 4];
+    case R_PRS_SRAM_DATA ... R_PRS_SRAM_DATA + 12:
+        return &s->prs_sram[s->regs[R_PRS_SRAM_IDX / 4] % MVPP2_PRS_ENTRIES]
+                           [(o - R_PRS_SRAM_DATA) / 4];
+    case R_CLS_LKP_TBL:
+        return &s->cls_lkp[s->regs[R_CLS_LKP_INDEX / 4] % MVPP2_CLS_LKPS];
+    case R_CLS_FLOW_TBL0 ... R_CLS_FLOW_TBL0 + 8:
+        return &s->cls_flow[s->regs[R_CLS_FLOW_INDEX / 4] % MVPP2_CLS_FLOWS]
+                           [(o - R_CLS_FLOW_TBL0) / 4];
+    case R_C2_TCAM_DATA0 ... R_C2_TCAM_INV:
+        e = s->c2[s->regs[R_C2_TCAM_IDX / 4] % MVPP2_C2_ENTRIES];
         return &e[(o - R_C2_TCAM_DATA0) / 4];
-    }
-    if (o >= R_C2_ACT && o <= R_C2_ATTR0 + 12) {
+    case R_C2_ACT ... R_C2_ATTR0 + 12:
+        e = s->c2[s->regs[R_C2_TCAM_IDX / 4] % MVPP2_C2_ENTRIES];
         return &e[6 + (o - R_C2_ACT) / 4];
+    default:
+        return NULL;
     }
-    return NULL;
 }
 
 static uint64_t mvpp2_pp_read(void *opaque, hwaddr addr, unsigned size)
@@ -607,23 +621,13 @@ static uint64_t mvpp2_pp_read(void *opaque, hwaddr addr, unsigned size)
         return 0;
     }
     th = &s->thread[t];
+    r = mvpp2_table_reg(s, o);
+    if (r) {
+        return *r;
+    }
     switch (o) {
     case R_VER_ID:
         return PP22_VERSION;
-    case R_PRS_TCAM_DATA ... R_PRS_TCAM_DATA + 20:
-        return s->prs_tcam[s->regs[R_PRS_TCAM_IDX / 4] % MVPP2_PRS_ENTRIES]
-                          [(o - R_PRS_TCAM_DATA) / 4];
-    case R_PRS_SRAM_DATA ... R_PRS_SRAM_DATA + 12:
-        return s->prs_sram[s->regs[R_PRS_SRAM_IDX / 4] % MVPP2_PRS_ENTRIES]
-                          [(o - R_PRS_SRAM_DATA) / 4];
-    case R_CLS_LKP_TBL:
-        return s->cls_lkp[s->regs[R_CLS_LKP_INDEX / 4] % MVPP2_CLS_LKPS];
-    case R_CLS_FLOW_TBL0 ... R_CLS_FLOW_TBL0 + 8:
-        return s->cls_flow[s->regs[R_CLS_FLOW_INDEX / 4] % MVPP2_CLS_FLOWS]
-                          [(o - R_CLS_FLOW_TBL0) / 4];
-    case R_C2_TCAM_DATA0 ... R_C2_ATTR0 + 12:
-        r = mvpp2_c2_reg(s, o);
-        return r ? *r : 0;
     case R_RXQ_NUM:
         return th->rxq_num;
     case R_RXQ_DESC_ADDR:
@@ -722,28 +726,12 @@ static void mvpp2_pp_write(void *opaque, hwaddr addr, uint64_t val64,
         return;
     }
     th = &s->thread[t];
+    r = mvpp2_table_reg(s, o);
+    if (r) {
+        *r = v;
+        return;
+    }
     switch (o) {
-    case R_PRS_TCAM_DATA ... R_PRS_TCAM_DATA + 20:
-        s->prs_tcam[s->regs[R_PRS_TCAM_IDX / 4] % MVPP2_PRS_ENTRIES]
-                   [(o - R_PRS_TCAM_DATA) / 4] = v;
-        return;
-    case R_PRS_SRAM_DATA ... R_PRS_SRAM_DATA + 12:
-        s->prs_sram[s->regs[R_PRS_SRAM_IDX / 4] % MVPP2_PRS_ENTRIES]
-                   [(o - R_PRS_SRAM_DATA) / 4] = v;
-        return;
-    case R_CLS_LKP_TBL:
-        s->cls_lkp[s->regs[R_CLS_LKP_INDEX / 4] % MVPP2_CLS_LKPS] = v;
-        return;
-    case R_CLS_FLOW_TBL0 ... R_CLS_FLOW_TBL0 + 8:
-        s->cls_flow[s->regs[R_CLS_FLOW_INDEX / 4] % MVPP2_CLS_FLOWS]
-                   [(o - R_CLS_FLOW_TBL0) / 4] = v;
-        return;
-    case R_C2_TCAM_DATA0 ... R_C2_ATTR0 + 12:
-        r = mvpp2_c2_reg(s, o);
-        if (r) {
-            *r = v;
-        }
-        return;
     case R_RXQ_CONFIG(0) ... R_RXQ_CONFIG(MVPP2_RXQS - 1):
         s->regs[o / 4] = v;
         mvpp2_flush(s);

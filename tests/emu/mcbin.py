@@ -185,7 +185,6 @@ class HostPort:
         self.hport = self.sock.getsockname()[1]
         self.guest_mac = None
         self.replies = {}
-        self.bad = 0
 
     def netdev(self):
         return f'socket,id=s0,udp=127.0.0.1:{self.hport},localaddr=127.0.0.1:{self.gport}'
